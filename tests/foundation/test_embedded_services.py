@@ -1,0 +1,58 @@
+"""The project's services are real PostgreSQL and Redis servers, embedded ones by default."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.django_db
+def test_database_answers_select_version_as_postgresql():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version()")
+        (version,) = cursor.fetchone()
+    assert version.startswith("PostgreSQL ")
+
+
+def test_redis_answers_info_as_a_real_redis_server():
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    assert "redis_version" in client.info("server")
+    assert client.ping()
+
+
+PROBE = """
+import json, django, redis
+django.setup()
+from django.conf import settings
+from django.db import connection
+with connection.cursor() as c:
+    c.execute("SELECT version()")
+    pg = c.fetchone()[0]
+r = redis.Redis.from_url(settings.REDIS_URL)
+print(json.dumps({"pg": pg, "redis": r.info("server")["redis_version"],
+                  "db": settings.DATABASES["default"]["HOST"], "redis_url": settings.REDIS_URL}))
+from baccarat_site import embedded
+embedded.stop()
+"""
+
+
+@pytest.mark.timeout(120)
+def test_without_urls_the_project_starts_its_own_postgresql_and_redis(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update(BACCARAT_VAR_DIR=str(tmp_path / "var"), DJANGO_SETTINGS_MODULE="baccarat_site.settings")
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=110, check=True
+    )
+    facts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert facts["pg"].startswith("PostgreSQL 16")
+    assert facts["redis"].count(".") == 2
+    assert facts["db"].startswith(str(tmp_path))
+    assert facts["redis_url"] == f"unix://{tmp_path}/var/redis.sock"
