@@ -1,0 +1,65 @@
+"""The Baccarat (Punto Banco) rules engine: plain Python, no Django.
+
+Cards and dealing (``cards``, ``tableau``), payouts (``payouts``), limits (``limits``), the provably fair
+shoe (``fair``, ``shoe``), exact odds (``odds``) and scoreboard roads (``roads``). RULES.md is the spec.
+"""
+
+from .bets import BET_TYPES, MODES, format_money
+from .cards import RANKS, SUITS, Card, Rank, Suit, parse_cards
+from .fair import ALGORITHM, commitment, new_server_seed, shuffled_cards, verify_dealt, verify_shoe
+from .limits import DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
+from .odds import bet_distributions, expected_returns, house_edges, outcome_probabilities
+from .payouts import DEFAULT_PAYTABLE, Facts, Paytable, bet_outcome, settle, settle_outcome
+from .roads import roads
+from .shoe import DEFAULT_CUT_RANGE, ShoeExhausted, ShoeState, burn_count_for, new_shoe
+from .simulation import SIM_BETS, bet_stats, settlement_table, simulate
+from .tableau import NotEnoughCards, RoundResult, banker_draws, deal_round, hand_total, player_draws
+
+__all__ = [
+    "ALGORITHM",
+    "BET_TYPES",
+    "DEFAULT_CUT_RANGE",
+    "DEFAULT_PAYTABLE",
+    "DEFAULT_UNAVAILABLE_AFTER",
+    "MODES",
+    "RANKS",
+    "SIM_BETS",
+    "SUITS",
+    "BetViolation",
+    "Card",
+    "Facts",
+    "Limits",
+    "NotEnoughCards",
+    "Paytable",
+    "Rank",
+    "RoundResult",
+    "ShoeExhausted",
+    "ShoeState",
+    "Suit",
+    "banker_draws",
+    "bet_available",
+    "bet_distributions",
+    "bet_outcome",
+    "bet_stats",
+    "burn_count_for",
+    "commitment",
+    "deal_round",
+    "expected_returns",
+    "format_money",
+    "hand_total",
+    "house_edges",
+    "new_server_seed",
+    "new_shoe",
+    "outcome_probabilities",
+    "parse_cards",
+    "player_draws",
+    "roads",
+    "settle",
+    "settle_outcome",
+    "settlement_table",
+    "shuffled_cards",
+    "simulate",
+    "validate_bets",
+    "verify_dealt",
+    "verify_shoe",
+]

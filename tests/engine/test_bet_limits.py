@@ -1,0 +1,108 @@
+"""Table limits: per-type min/max, the Player/Banker difference limit, availability by shoe round."""
+
+from decimal import Decimal
+
+import pytest
+
+from tables.engine import BET_TYPES, DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
+
+D = Decimal
+
+
+def limits(pb: str = "500.00", **overrides) -> Limits:
+    per_type = {t: (D("1.00"), D("5000.00")) for t in BET_TYPES}
+    per_type.update(overrides)
+    return Limits(per_type=per_type, pb_difference=D(pb))
+
+
+def codes(violations: list[BetViolation]) -> list[str]:
+    return [v.code for v in violations]
+
+
+def test_500_on_player_allows_up_to_1000_on_banker_and_refuses_1000_01():
+    existing = [("player", D("500.00"))]
+    assert validate_bets([("banker", D("1000.00"))], existing, limits(), 1) == []
+    refused = validate_bets([("banker", D("1000.01"))], existing, limits(), 1)
+    assert codes(refused) == ["pb_difference_limit"]
+    assert "500.00" in refused[0].detail
+
+
+def test_pb_difference_counts_new_bets_together_and_works_both_ways():
+    assert validate_bets([("player", D("500.00")), ("banker", D("1000.00"))], [], limits(), 1) == []
+    assert codes(validate_bets([("player", D("500.01"))], [], limits(), 1)) == ["pb_difference_limit"]
+    assert codes(validate_bets([("player", D("1000.01"))], [("banker", D("500.00"))], limits(), 1)) == [
+        "pb_difference_limit"
+    ]
+
+
+def test_pb_difference_ignores_side_bets_and_lets_a_bet_narrow_a_wide_difference():
+    existing = [("banker", D("900.00"))]  # wider than 500 (say the limit was lowered)
+    assert validate_bets([("tie", D("10.00"))], existing, limits(), 1) == []
+    assert validate_bets([("player", D("100.00"))], existing, limits(), 1) == []
+
+
+def test_min_and_max_apply_to_the_rounds_total_stake_per_type():
+    table = limits(tie=(D("5.00"), D("100.00")))
+    assert codes(validate_bets([("tie", D("4.99"))], [], table, 1)) == ["below_min"]
+    assert validate_bets([("tie", D("5.00"))], [], table, 1) == []
+    assert validate_bets([("tie", D("1.00"))], [("tie", D("5.00"))], table, 1) == []  # total 6.00
+    assert validate_bets([("tie", D("100.00"))], [], table, 1) == []
+    assert codes(validate_bets([("tie", D("0.01"))], [("tie", D("100.00"))], table, 1)) == ["above_max"]
+    assert codes(validate_bets([("tie", D("60.00")), ("tie", D("40.01"))], [], table, 1)) == ["above_max"]
+
+
+def test_a_type_the_table_does_not_offer_is_unavailable():
+    table = Limits(per_type={"player": (D("1.00"), D("10.00"))}, pb_difference=D("10.00"))
+    assert codes(validate_bets([("tie", D("1.00"))], [], table, 1)) == ["bet_unavailable"]
+
+
+def test_side_bets_close_after_their_shoe_round():
+    table = limits()
+    assert validate_bets([("player_pair", D("1.00"))], [], table, 60) == []
+    assert codes(validate_bets([("player_pair", D("1.00"))], [], table, 61)) == ["bet_unavailable"]
+    assert validate_bets([("lucky_six", D("1.00"))], [], table, 50) == []
+    assert codes(validate_bets([("lucky_six", D("1.00"))], [], table, 51)) == ["bet_unavailable"]
+    assert validate_bets([("player", D("1.00"))], [], table, 500) == []
+
+
+def test_bet_available_follows_rules_md_defaults_and_a_variants_own_table():
+    assert DEFAULT_UNAVAILABLE_AFTER["player_pair"] == 60
+    assert DEFAULT_UNAVAILABLE_AFTER["any_pair"] == 50
+    assert bet_available("banker_pair", 60)
+    assert not bet_available("banker_pair", 61)
+    assert bet_available("perfect_pair", 50)
+    assert not bet_available("perfect_pair", 51)
+    assert bet_available("tie", 1000)
+    assert bet_available("lucky_six_3", 70, {"lucky_six_3": 80})
+    assert bet_available("lucky_six_3", 70, {})  # an empty table: no round limits
+    assert not bet_available("dragon", 1)
+
+
+def test_unknown_bet_type_is_reported():
+    assert codes(validate_bets([("dragon", D("1.00"))], [], limits(), 1)) == ["unknown_bet_type"]
+
+
+@pytest.mark.parametrize("amount", [D("0"), D("0.00"), D("-5.00"), D("1.001"), D("NaN"), D("Infinity"), 2.5, "abc"])
+def test_bad_amounts_are_invalid(amount):
+    assert codes(validate_bets([("player", amount)], [], limits(), 1)) == ["invalid_amount"]
+
+
+def test_every_problem_with_the_new_bets_is_listed():
+    found = validate_bets([("dragon", D("1")), ("player", D("-1")), ("tie", D("1.00"))], [], limits(), 1)
+    assert codes(found) == ["unknown_bet_type", "invalid_amount"]
+
+
+def test_limits_round_trip_through_a_json_dict_in_the_variant_shape():
+    import json
+
+    table = limits()
+    data = json.loads(json.dumps(table.to_dict()))
+    assert Limits.from_dict(data) == table
+    variant_shape = {
+        "per_type": {"player": {"min": "1.00", "max": "5000.00"}},
+        "pb_difference": "5000.00",
+        "unavailable_after": {"player_pair": 60},
+    }
+    built = Limits.from_dict(variant_shape)
+    assert built.per_type == {"player": (D("1.00"), D("5000.00"))}
+    assert built.pb_difference == D("5000.00")
