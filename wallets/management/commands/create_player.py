@@ -1,0 +1,37 @@
+"""``manage.py create_player NAME --password P [--deposit AMOUNT]`` for scripts and load tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from baccarat_site.errors import DomainError
+from wallets import services
+
+
+class Command(BaseCommand):
+    help = "Create a player (and an empty wallet); with --deposit, credit play money through the ledger."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name")
+        parser.add_argument("--password", required=True)
+        parser.add_argument("--deposit", help="An amount like 1000.00, credited from the house.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        name, password, deposit = options["name"], options["password"], options["deposit"]
+        user_model = get_user_model()
+        try:
+            with transaction.atomic():
+                if user_model.objects.filter(username=name).exists():
+                    raise CommandError(f"a user named {name!r} already exists")
+                user = user_model.objects.create_user(username=name, password=password)
+                services.wallet_for(user=user)
+                if deposit:
+                    services.wallet_deposit(user=user, amount=deposit, reason="Initial deposit (create_player)")
+        except DomainError as exc:
+            raise CommandError(f"{exc.code}: {exc.detail}") from exc
+        balance = services.wallet_for(user=user).balance
+        self.stdout.write(self.style.SUCCESS(f"created {name} (id {user.pk}), balance {balance:,.2f}"))

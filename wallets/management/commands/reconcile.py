@@ -1,0 +1,32 @@
+"""``manage.py reconcile``: every wallet against its ledger; exits 1 on any mismatch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from wallets.selectors import ledger_reconciliation
+
+
+class Command(BaseCommand):
+    help = (
+        "Check every player wallet against the sum of its ledger entries, each entry's balance_after, "
+        "the zero sum of every transaction and of all entries, and the bets against their stake and "
+        "settlement transactions. Exits non-zero on any mismatch."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--limit", type=int, default=20, help="Most problems listed per check.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        report = ledger_reconciliation(limit_per_check=options["limit"])
+        self.stdout.write(
+            f"{report.wallets} wallets, {report.transactions} transactions, {report.entries} entries; "
+            f"players hold {report.player_total:,.2f}, the house {report.house_balance:,.2f}"
+        )
+        if not report.ok:
+            for problem in report.problems:
+                self.stderr.write(problem)
+            raise CommandError(f"ledger does not reconcile: {len(report.problems)} problem(s)", returncode=1)
+        self.stdout.write(self.style.SUCCESS("ledger reconciles"))

@@ -1,0 +1,99 @@
+"""Wallets and the append-only double-entry ledger.
+
+Every movement of money is one :class:`LedgerTransaction` whose
+:class:`LedgerEntry` rows sum to zero (a player's wallet against the house).
+Rows are only ever inserted: the database refuses UPDATE and DELETE on
+entries (see migration 0002). Money moves only through ``wallets.services``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Wallet(models.Model):
+    class Kind(models.TextChoices):
+        PLAYER = "player", "Player"
+        HOUSE = "house", "House"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="wallet",
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.PLAYER)
+    currency = models.CharField(max_length=8, default="CHIPS")
+    # For a player: always equal to the sum of the wallet's ledger entries.
+    # For the house: not maintained on the bet path (no hot row); derive it
+    # from the ledger (wallets.selectors.house_balance).
+    balance = models.DecimalField(max_digits=14, decimal_places=2, default=Decimal("0.00"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="house") | Q(balance__gte=0),
+                name="wallet_player_balance_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="house", user__isnull=True) | Q(kind="player", user__isnull=False)),
+                name="wallet_player_has_user_house_has_none",
+            ),
+            models.UniqueConstraint(fields=["kind"], condition=Q(kind="house"), name="wallet_one_house"),
+        ]
+
+    def __str__(self) -> str:
+        if self.kind == self.Kind.HOUSE:
+            return "House"
+        return f"{self.user} ({self.balance} {self.currency})"
+
+
+class LedgerTransaction(models.Model):
+    class Kind(models.TextChoices):
+        DEPOSIT = "deposit", "Deposit"
+        WITHDRAWAL = "withdrawal", "Withdrawal"
+        STAKE = "stake", "Stake"
+        PAYOUT = "payout", "Payout"
+        REFUND = "refund", "Refund"
+        ADJUSTMENT = "adjustment", "Adjustment"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    # What caused it, e.g. "bets:<placement id>", "round:<id>", "operator:<user id>".
+    reference = models.CharField(max_length=80, blank=True, db_index=True)
+    reason = models.CharField(max_length=200, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} {self.reference}"
+
+
+class LedgerEntry(models.Model):
+    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries")
+    wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries")
+    # Signed: positive credits the wallet, negative debits it.
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    # The wallet's balance right after this entry (player wallets; null on house entries).
+    balance_after = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["wallet", "-id"], name="ledger_entry_wallet_recent")]
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="ledger_entry_amount_not_zero"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amount:+} → wallet {self.wallet_id}"

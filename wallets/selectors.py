@@ -1,0 +1,170 @@
+"""Reads of wallets and the ledger (no writes here: money moves in wallets.services)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import QuerySet, Sum
+
+from wallets.models import LedgerEntry, Wallet
+
+ZERO = Decimal("0.00")
+
+
+def wallet_balance(*, user: Any) -> dict[str, Any]:
+    """``{"balance": Decimal, "currency": str}``; a player without a wallet yet has 0.00."""
+    row = Wallet.objects.filter(user=user).values("balance", "currency").first()
+    return row or {"balance": ZERO, "currency": settings.CURRENCY}
+
+
+def ledger_entries(*, user: Any) -> QuerySet[LedgerEntry]:
+    """The player's own ledger entries, newest first, with their transaction."""
+    return (
+        LedgerEntry.objects.filter(wallet__user=user, wallet__kind=Wallet.Kind.PLAYER)
+        .select_related("transaction")
+        .order_by("-id")
+    )
+
+
+def house_balance() -> Decimal:
+    """The house's balance: the sum of its ledger entries (its row is never updated)."""
+    total = LedgerEntry.objects.filter(wallet__kind=Wallet.Kind.HOUSE).aggregate(total=Sum("amount"))["total"]
+    return (total or ZERO).quantize(Decimal("0.01"))
+
+
+def money_in_play() -> Decimal:
+    """Sum of every player's stored balance plus the house's derived one: always 0.00 in a sound ledger."""
+    players = Wallet.objects.filter(kind=Wallet.Kind.PLAYER).aggregate(total=Sum("balance"))["total"] or ZERO
+    return (players + house_balance()).quantize(Decimal("0.01"))
+
+
+@dataclass
+class Reconciliation:
+    wallets: int = 0
+    entries: int = 0
+    transactions: int = 0
+    player_total: Decimal = ZERO
+    house_balance: Decimal = ZERO
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+# Each check is (description, SQL returning offending rows as text).
+_CHECKS: tuple[tuple[str, str], ...] = (
+    (
+        "player wallet balance differs from the sum of its entries",
+        """
+        SELECT format('wallet %s: stored %s, entries sum to %s', w.id, w.balance, COALESCE(s.total, 0))
+        FROM wallets_wallet w
+        LEFT JOIN (SELECT wallet_id, SUM(amount) AS total FROM wallets_ledgerentry GROUP BY wallet_id) s
+          ON s.wallet_id = w.id
+        WHERE w.kind = 'player' AND w.balance <> COALESCE(s.total, 0)
+        """,
+    ),
+    (
+        "player wallet balance is negative",
+        "SELECT format('wallet %s: %s', id, balance) FROM wallets_wallet WHERE kind = 'player' AND balance < 0",
+    ),
+    (
+        "player entry's balance_after differs from the running sum of the wallet's entries",
+        """
+        SELECT format('entry %s of wallet %s: balance_after %s, running sum %s', id, wallet_id, balance_after, running)
+        FROM (
+            SELECT e.id, e.wallet_id, e.balance_after,
+                   SUM(e.amount) OVER (PARTITION BY e.wallet_id ORDER BY e.id) AS running
+            FROM wallets_ledgerentry e JOIN wallets_wallet w ON w.id = e.wallet_id
+            WHERE w.kind = 'player'
+        ) r
+        WHERE balance_after IS DISTINCT FROM running
+        """,
+    ),
+    (
+        "ledger transaction does not sum to zero",
+        """
+        SELECT format('transaction %s: entries sum to %s', transaction_id, SUM(amount))
+        FROM wallets_ledgerentry GROUP BY transaction_id HAVING SUM(amount) <> 0
+        """,
+    ),
+    (
+        "ledger transaction without entries",
+        """
+        SELECT format('transaction %s (%s %s)', t.id, t.kind, t.reference) FROM wallets_ledgertransaction t
+        WHERE NOT EXISTS (SELECT 1 FROM wallets_ledgerentry e WHERE e.transaction_id = t.id)
+        """,
+    ),
+    (
+        "all entries together do not sum to zero",
+        "SELECT format('all entries sum to %s', SUM(amount)) FROM wallets_ledgerentry HAVING SUM(amount) <> 0",
+    ),
+    (
+        "players' balances plus the house's do not sum to zero",
+        """
+        SELECT format('players hold %s, the house %s', p.total, h.total)
+        FROM (SELECT COALESCE(SUM(balance), 0) AS total FROM wallets_wallet WHERE kind = 'player') p,
+             (SELECT COALESCE(SUM(e.amount), 0) AS total FROM wallets_ledgerentry e
+                JOIN wallets_wallet w ON w.id = e.wallet_id WHERE w.kind = 'house') h
+        WHERE p.total + h.total <> 0
+        """,
+    ),
+    (
+        "bet placement's stake differs from its bets",
+        """
+        SELECT format('placement %s: bets total %s, stake entry %s', p.id, b.total, -e.amount)
+        FROM tables_betplacement p
+        JOIN (SELECT placement_id, SUM(amount) AS total FROM tables_bet GROUP BY placement_id) b
+          ON b.placement_id = p.id
+        LEFT JOIN wallets_ledgerentry e ON e.transaction_id = p.stake_transaction_id AND e.balance_after IS NOT NULL
+        WHERE e.amount IS DISTINCT FROM -b.total
+        """,
+    ),
+    (
+        "bet left open in a finished round",
+        """
+        SELECT format('bet %s in %s round %s', b.id, r.state, r.id)
+        FROM tables_bet b JOIN tables_round r ON r.id = b.round_id
+        WHERE b.status = 'open' AND r.state IN ('settled', 'cancelled')
+        """,
+    ),
+    (
+        "settled bets' payouts differ from their settlement transaction",
+        """
+        SELECT format('transaction %s: bets pay %s, entry credits %s', b.settlement_transaction_id, b.total, e.amount)
+        FROM (SELECT settlement_transaction_id, SUM(payout) AS total FROM tables_bet
+              WHERE settlement_transaction_id IS NOT NULL GROUP BY settlement_transaction_id) b
+        LEFT JOIN wallets_ledgerentry e
+          ON e.transaction_id = b.settlement_transaction_id AND e.balance_after IS NOT NULL
+        WHERE e.amount IS DISTINCT FROM b.total
+        """,
+    ),
+    (
+        "settled bet with a payout but no settlement transaction",
+        """
+        SELECT format('bet %s (%s) pays %s', id, status, payout) FROM tables_bet
+        WHERE status <> 'open' AND payout > 0 AND settlement_transaction_id IS NULL
+        """,
+    ),
+)
+
+
+def ledger_reconciliation(*, limit_per_check: int = 20) -> Reconciliation:
+    """Check every wallet against its ledger and the ledger against itself and the bets."""
+    report = Reconciliation()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT COUNT(*) FROM wallets_wallet), (SELECT COUNT(*) FROM wallets_ledgerentry),"
+            " (SELECT COUNT(*) FROM wallets_ledgertransaction),"
+            " (SELECT COALESCE(SUM(balance), 0) FROM wallets_wallet WHERE kind = 'player')"
+        )
+        report.wallets, report.entries, report.transactions, report.player_total = cursor.fetchone()
+        for description, sql in _CHECKS:
+            cursor.execute(f"{sql} LIMIT {int(limit_per_check)}")
+            report.problems.extend(f"{description}: {row[0]}" for row in cursor.fetchall())
+    report.house_balance = house_balance()
+    return report

@@ -1,0 +1,353 @@
+"""Every movement of money, and nothing else.
+
+Each movement is one :class:`LedgerTransaction` with entries that sum to zero:
+a player's wallet against the house. Rules kept here (and by the database,
+see migration 0002):
+
+- a player's stored ``balance`` always equals the sum of the wallet's entries
+  and each player entry records the balance right after it;
+- a player's balance never goes below zero (check under the row lock, and a
+  CHECK constraint behind it);
+- wallets are locked with ``SELECT … FOR UPDATE`` in primary-key order;
+- the house row is never locked or updated: its balance is the sum of its
+  entries (``wallets.selectors.house_balance``), so bets of different players
+  never wait for one another.
+
+Functions that take an already locked wallet say so; everything else opens
+its own ``transaction.atomic`` block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from baccarat_site.errors import DomainError
+from wallets.models import LedgerTransaction, Wallet
+
+CENT = Decimal("0.01")
+# wallets_wallet.balance / wallets_ledgerentry.amount are numeric(14, 2).
+MAX_BALANCE = Decimal("999999999999.99")
+_AMOUNT_RE = re.compile(r"^[0-9]{1,12}(\.[0-9]{1,2})?$")
+
+
+class InvalidAmount(DomainError):
+    code = "invalid_amount"
+
+
+class InsufficientFunds(DomainError):
+    code = "insufficient_funds"
+
+
+class BalanceLimit(DomainError):
+    code = "balance_limit"
+
+
+def money(value: Any) -> Decimal:
+    """A positive amount of at most two decimals that fits a wallet, as a 2-place Decimal.
+
+    Accepts a ``Decimal``, an ``int`` or a plain decimal string ("10", "10.5", "10.50");
+    refuses floats, NaN, infinities, exponents, signs and anything else.
+    """
+    if isinstance(value, bool):
+        raise InvalidAmount('An amount must be a number of chips, like "10.00".')
+    if isinstance(value, int):
+        value = Decimal(value)
+    if isinstance(value, str):
+        if not _AMOUNT_RE.match(value):
+            raise InvalidAmount(f"{value[:40]!r} is not an amount: use digits with at most two decimals.")
+        value = Decimal(value)
+    if not isinstance(value, Decimal):
+        raise InvalidAmount('An amount must be a decimal string with at most two decimals, like "10.00".')
+    try:
+        if not value.is_finite() or value != value.quantize(CENT):
+            raise InvalidAmount("An amount must be finite with at most two decimals.")
+    except InvalidOperation:
+        raise InvalidAmount("An amount must be finite with at most two decimals.") from None
+    if value <= 0:
+        raise InvalidAmount("An amount must be greater than zero.")
+    if value > MAX_BALANCE:
+        raise InvalidAmount("That amount is larger than any wallet can hold.")
+    return value.quantize(CENT)
+
+
+@contextmanager
+def prepared_cursor() -> Iterator[Any]:
+    """A cursor on the default connection that binds parameters server-side, so a statement run
+    again on the same (pooled) connection is a prepared statement: the hot paths (a confirm, a
+    ledger post) skip planning. Errors come out as Django's database exceptions."""
+    from psycopg import Cursor
+
+    connection.ensure_connection()
+    with connection.wrap_database_errors, Cursor(connection.connection) as cursor:
+        yield cursor
+
+
+def house_wallet() -> Wallet:
+    """The one house account (created on first use)."""
+    wallet = Wallet.objects.filter(kind=Wallet.Kind.HOUSE).first()
+    if wallet is None:
+        wallet, _ = Wallet.objects.get_or_create(
+            kind=Wallet.Kind.HOUSE, defaults={"user": None, "currency": settings.CURRENCY}
+        )
+    return wallet
+
+
+def wallet_for(*, user: Any) -> Wallet:
+    """The player's wallet, created (empty) on first use."""
+    wallet = Wallet.objects.filter(user=user).first()
+    if wallet is None:
+        wallet, _ = Wallet.objects.get_or_create(
+            user=user, defaults={"kind": Wallet.Kind.PLAYER, "currency": settings.CURRENCY}
+        )
+    return wallet
+
+
+_LOCK_WALLET = """
+SELECT w.id, w.balance, w.currency, (SELECT h.id FROM wallets_wallet h WHERE h.kind = 'house')
+FROM wallets_wallet w WHERE w.user_id = %s AND w.kind = 'player'
+FOR UPDATE OF w
+"""
+
+
+def wallet_lock(*, user: Any) -> Wallet:
+    """Lock and return the player's wallet (``SELECT … FOR UPDATE``), creating it if needed.
+
+    Call inside ``transaction.atomic``; the lock is held until the transaction ends.
+    """
+    wallet = wallet_lock_existing(user_id=user.pk)
+    if wallet is None:
+        wallet_for(user=user)
+        wallet = wallet_lock_existing(user_id=user.pk)
+    assert wallet is not None
+    return wallet
+
+
+def wallet_lock_existing(*, user_id: int) -> Wallet | None:
+    """Lock the player's wallet if there is one (one query; the house's id comes along, unlocked)."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_LOCK_WALLET, [user_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    wallet = Wallet(id=row[0], user_id=user_id, kind=Wallet.Kind.PLAYER, balance=row[1], currency=row[2])
+    wallet.house_id = row[3]
+    return wallet
+
+
+_POST = """
+WITH t AS (
+    INSERT INTO wallets_ledgertransaction (kind, reference, reason, actor_id, created_at)
+    VALUES (%(kind)s, %(reference)s, %(reason)s, %(actor)s, %(now)s)
+    RETURNING id
+), e AS (
+    INSERT INTO wallets_ledgerentry (transaction_id, wallet_id, amount, balance_after, created_at)
+    SELECT t.id, v.wallet_id, v.amount, v.balance_after, %(now)s
+    FROM t, (
+        VALUES (%(wallet)s::bigint, %(amount)s::numeric, %(balance)s::numeric),
+               (%(house)s::bigint, %(house_amount)s::numeric, NULL::numeric)
+    ) AS v(wallet_id, amount, balance_after)
+), w AS (
+    UPDATE wallets_wallet SET balance = %(balance)s WHERE id = %(wallet)s
+)
+SELECT id FROM t
+"""
+
+
+def wallet_post(
+    *,
+    wallet: Wallet,
+    amount: Decimal,
+    kind: str,
+    reference: str,
+    reason: str = "",
+    actor: Any = None,
+) -> int:
+    """Move ``amount`` between a player wallet and the house (positive credits the player); return
+    the ledger transaction's id.
+
+    Call while holding the wallet's row lock (:func:`wallet_lock`), inside the
+    caller's transaction. Refuses (before writing anything) a movement that
+    would take the balance below zero or past what the column holds. One
+    statement writes the transaction, both entries and the new balance.
+    """
+    if wallet.kind != Wallet.Kind.PLAYER:
+        raise DomainError("Only a player's wallet moves money against the house.")
+    if amount == 0:
+        raise InvalidAmount("A ledger movement cannot be zero.")
+    new_balance = wallet.balance + amount
+    if new_balance < 0:
+        raise InsufficientFunds(f"The wallet holds {wallet.balance:,.2f}, not enough for {-amount:,.2f}.")
+    if new_balance > MAX_BALANCE:
+        raise BalanceLimit("That would take the wallet past the largest balance it can hold.")
+    house_id = getattr(wallet, "house_id", None) or house_wallet().pk
+    with prepared_cursor() as cursor:
+        cursor.execute(
+            _POST,
+            {
+                "kind": kind,
+                "reference": reference[:80],
+                "reason": reason[:200],
+                "actor": actor.pk if actor is not None else None,
+                "now": timezone.now(),
+                "wallet": wallet.pk,
+                "amount": amount,
+                "house_amount": -amount,
+                "balance": new_balance,
+                "house": house_id,
+            },
+        )
+        transaction_id = cursor.fetchone()[0]
+    wallet.balance = new_balance
+    return transaction_id
+
+
+@transaction.atomic
+def wallet_deposit(
+    *, user: Any, amount: Decimal | str | int, reason: str, reference: str = "", actor: Any = None
+) -> LedgerTransaction:
+    """Credit play money to a player (from the house)."""
+    value = money(amount)
+    wallet = wallet_lock(user=user)
+    txn_id = wallet_post(
+        wallet=wallet,
+        amount=value,
+        kind=LedgerTransaction.Kind.DEPOSIT,
+        reference=reference or _operator_reference(actor),
+        reason=reason,
+        actor=actor,
+    )
+    return LedgerTransaction.objects.get(pk=txn_id)
+
+
+@transaction.atomic
+def wallet_withdraw(
+    *, user: Any, amount: Decimal | str | int, reason: str, reference: str = "", actor: Any = None
+) -> LedgerTransaction:
+    """Debit a player's wallet back to the house; refused when the balance does not cover it."""
+    value = money(amount)
+    wallet = wallet_lock(user=user)
+    txn_id = wallet_post(
+        wallet=wallet,
+        amount=-value,
+        kind=LedgerTransaction.Kind.WITHDRAWAL,
+        reference=reference or _operator_reference(actor),
+        reason=reason,
+        actor=actor,
+    )
+    return LedgerTransaction.objects.get(pk=txn_id)
+
+
+@transaction.atomic
+def wallet_adjust(
+    *, user: Any, amount: Decimal, reason: str, reference: str = "", actor: Any = None
+) -> LedgerTransaction:
+    """An operator's correction: ``amount`` is signed (positive credits the player)."""
+    if not isinstance(amount, Decimal):
+        raise InvalidAmount("An adjustment is a signed Decimal.")
+    value = money(abs(amount))
+    wallet = wallet_lock(user=user)
+    txn_id = wallet_post(
+        wallet=wallet,
+        amount=value if amount > 0 else -value,
+        kind=LedgerTransaction.Kind.ADJUSTMENT,
+        reference=reference or _operator_reference(actor),
+        reason=reason,
+        actor=actor,
+    )
+    return LedgerTransaction.objects.get(pk=txn_id)
+
+
+def _operator_reference(actor: Any) -> str:
+    return f"operator:{actor.pk}" if actor is not None else "operator"
+
+
+@dataclass(frozen=True)
+class Credit:
+    transaction_id: int
+    balance: Decimal
+
+
+@transaction.atomic
+def wallets_credit_many(
+    *, credits: Mapping[int, Decimal], kind: str, reference: str, reason: str = ""
+) -> dict[int, Credit]:
+    """Credit many players at once (settlement payouts, refunds): ``{user_id: amount > 0}``.
+
+    One ledger transaction per player (the player's entry against the house's),
+    written in bulk: the wallets are locked in primary-key order with one
+    ``SELECT … FOR UPDATE``, then one INSERT for the transactions, one for the
+    entries and one UPDATE for the balances. Returns ``{user_id: Credit}``.
+    """
+    credits = {int(uid): Decimal(amount) for uid, amount in credits.items()}
+    if not credits:
+        return {}
+    if any(amount <= 0 or amount != amount.quantize(CENT) for amount in credits.values()):
+        raise InvalidAmount("Credits must be positive amounts with at most two decimals.")
+    user_ids = sorted(credits)
+    house_id = house_wallet().pk
+    with prepared_cursor() as cursor:
+        rows = _lock_wallets(cursor, user_ids)
+        if len(rows) != len(user_ids):
+            from django.contrib.auth import get_user_model
+
+            present = {row[1] for row in rows}
+            for user in get_user_model().objects.filter(pk__in=[u for u in user_ids if u not in present]):
+                wallet_for(user=user)
+            rows = _lock_wallets(cursor, user_ids)
+            if len(rows) != len(user_ids):
+                raise DomainError("Cannot credit a user that does not exist.")
+        wallet_ids: list[int] = []
+        balances: list[Decimal] = []
+        amounts: list[Decimal] = []
+        for wallet_id, user_id, balance in rows:
+            amount = credits[user_id]
+            new_balance = balance + amount
+            if new_balance > MAX_BALANCE:
+                raise BalanceLimit(f"Crediting user {user_id} would exceed the largest balance a wallet holds.")
+            wallet_ids.append(wallet_id)
+            amounts.append(amount)
+            balances.append(new_balance)
+        now = timezone.now()
+        count = len(wallet_ids)
+        cursor.execute(
+            "INSERT INTO wallets_ledgertransaction (kind, reference, reason, actor_id, created_at)"
+            " SELECT %s, %s, %s, NULL, %s FROM generate_series(1, %s) RETURNING id",
+            [kind, reference[:80], reason[:200], now, count],
+        )
+        # The transactions are identical, so any one-to-one pairing with the wallets is right.
+        txn_ids = [row[0] for row in cursor.fetchall()]
+        cursor.execute(
+            "INSERT INTO wallets_ledgerentry (transaction_id, wallet_id, amount, balance_after, created_at)"
+            " SELECT t, w, a, b, %s FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %s::numeric[])"
+            " AS v(t, w, a, b)"
+            " UNION ALL"
+            " SELECT t, %s, -a, NULL, %s FROM unnest(%s::bigint[], %s::numeric[]) AS h(t, a)",
+            [now, txn_ids, wallet_ids, amounts, balances, house_id, now, txn_ids, amounts],
+        )
+        cursor.execute(
+            "UPDATE wallets_wallet AS w SET balance = v.balance"
+            " FROM unnest(%s::bigint[], %s::numeric[]) AS v(id, balance) WHERE w.id = v.id",
+            [wallet_ids, balances],
+        )
+    return {
+        user_id: Credit(transaction_id=txn_id, balance=balance)
+        for (_wallet_id, user_id, _old), txn_id, balance in zip(rows, txn_ids, balances, strict=True)
+    }
+
+
+def _lock_wallets(cursor: Any, user_ids: list[int]) -> list[tuple[int, int, Decimal]]:
+    cursor.execute(
+        "SELECT id, user_id, balance FROM wallets_wallet WHERE user_id = ANY(%s::bigint[]) AND kind = 'player'"
+        " ORDER BY id FOR UPDATE",
+        [user_ids],
+    )
+    return list(cursor.fetchall())
