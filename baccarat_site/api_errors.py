@@ -1,0 +1,54 @@
+"""One exception handler: every API error is ``{"code": …, "detail": …}`` with a 4xx status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from baccarat_site.errors import DomainError
+
+_DRF_CODES = {
+    exceptions.ParseError: "malformed_json",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "permission_denied",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+}
+
+
+def _flatten(detail: Any) -> str:
+    if isinstance(detail, dict):
+        return "; ".join(f"{key}: {_flatten(value)}" for key, value in detail.items())
+    if isinstance(detail, list):
+        return " ".join(_flatten(item) for item in detail)
+    return str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DomainError):
+        return Response({"code": exc.code, "detail": exc.detail}, status=exc.status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        code = "invalid_request"
+    else:
+        code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    detail = _flatten(response.data.get("detail", response.data) if isinstance(response.data, dict) else response.data)
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed) and response.status_code == 403:
+        response.status_code = status.HTTP_401_UNAUTHORIZED
+    response.data = {"code": code, "detail": detail}
+    return response

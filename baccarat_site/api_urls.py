@@ -1,0 +1,21 @@
+"""Every REST route under /api/ (API.md)."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from tables import apis as table_apis
+from wallets import apis as wallet_apis
+
+urlpatterns = [
+    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("tables/", table_apis.TableListApi.as_view(), name="api-tables"),
+    path("tables/<int:table_id>/", table_apis.TableDetailApi.as_view(), name="api-table"),
+    path("rounds/<int:round_id>/", table_apis.RoundDetailApi.as_view(), name="api-round"),
+    path("rounds/<int:round_id>/bets/", table_apis.BetPlaceApi.as_view(), name="api-round-bets"),
+    path("bets/", table_apis.BetListApi.as_view(), name="api-bets"),
+    path("wallet/", wallet_apis.WalletApi.as_view(), name="api-wallet"),
+    path("wallet/ledger/", wallet_apis.LedgerApi.as_view(), name="api-ledger"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

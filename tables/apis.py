@@ -1,0 +1,439 @@
+"""REST under /api/ for tables, rounds and bets (API.md). One APIView per operation:
+validate input, call one service or selector, render. Errors are rendered by
+``baccarat_site.api_errors.exception_handler`` as ``{"code", "detail"}``."""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as day_time
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import exceptions, serializers, status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
+from rest_framework.views import APIView
+
+from tables.engine import BET_TYPES
+from tables.models import Bet
+from tables.selectors import bets as bet_selectors
+from tables.selectors import tables as table_selectors
+from tables.services.bets import bet_place
+
+RESULTS = ("won", "lost", "push", "refunded", "open")
+
+logger = logging.getLogger(__name__)
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    detail = serializers.CharField()
+
+
+ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="Refused: see `code`."),
+    401: OpenApiResponse(ErrorSerializer, description="Not signed in."),
+    404: OpenApiResponse(ErrorSerializer, description="No such object."),
+}
+
+
+class IsoMillisField(serializers.DateTimeField):
+    """ISO 8601 UTC with milliseconds, as every time in API.md."""
+
+    def to_representation(self, value: datetime | None) -> str | None:
+        return table_selectors.iso(value)
+
+
+class Pagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+def paginated(*, queryset: Any, serializer_class: type, request: Request, view: APIView) -> Response:
+    paginator = Pagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+
+
+# ── tables ──────────────────────────────────────────────────────────────────
+
+
+class LimitSerializer(serializers.Serializer):
+    min = serializers.CharField()
+    max = serializers.CharField()
+
+
+class RoundBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    state = serializers.CharField()
+    closes_at = serializers.CharField()
+
+
+class TableOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    variant = serializers.CharField()
+    status = serializers.CharField()
+    decks = serializers.IntegerField()
+    betting_seconds = serializers.IntegerField()
+    limits = serializers.DictField(child=LimitSerializer())
+    pb_difference_limit = serializers.CharField()
+    round = RoundBriefSerializer(allow_null=True)
+
+
+class TableListApi(APIView):
+    """Every table with its limits and current round."""
+
+    @extend_schema(responses={200: TableOutputSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        return Response(table_selectors.table_list())
+
+
+class TableDetailApi(APIView):
+    """One table with its current round, the shoe and the roads."""
+
+    class OutputSerializer(TableOutputSerializer):
+        class Meta:
+            ref_name = "TableDetail"
+
+        status_reason = serializers.CharField(allow_null=True)
+        current_round = serializers.JSONField(allow_null=True)
+        shoe = serializers.JSONField(allow_null=True)
+        previous_shoe = serializers.JSONField(allow_null=True)
+        roads = serializers.JSONField()
+        server_time = serializers.CharField()
+
+    @extend_schema(responses={200: OutputSerializer, 404: ERRORS[404]})
+    def get(self, request: Request, table_id: int) -> Response:
+        return Response(table_selectors.table_detail(table_id))
+
+
+# ── rounds ──────────────────────────────────────────────────────────────────
+
+
+class MyBetSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    type = serializers.CharField()
+    amount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    mode = serializers.CharField()
+    status = serializers.CharField()
+    payout = serializers.DecimalField(max_digits=14, decimal_places=2, allow_null=True)
+    placed_at = IsoMillisField()
+    settled_at = IsoMillisField(allow_null=True)
+
+
+class RoundDetailApi(APIView):
+    """A round: cards, totals, winner and flags once dealt, and only the caller's bets with payouts."""
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "RoundDetail"
+
+        id = serializers.IntegerField()
+        table_id = serializers.IntegerField()
+        table_name = serializers.CharField()
+        number = serializers.IntegerField()
+        shoe_number = serializers.IntegerField()
+        state = serializers.CharField()
+        opens_at = serializers.CharField()
+        closes_at = serializers.CharField()
+        result_at = serializers.CharField(allow_null=True)
+        settled_at = serializers.CharField(allow_null=True)
+        cancelled_at = serializers.CharField(allow_null=True)
+        cards = serializers.JSONField()
+        player_total = serializers.IntegerField(allow_null=True)
+        banker_total = serializers.IntegerField(allow_null=True)
+        winner = serializers.CharField(allow_null=True)
+        flags = serializers.JSONField(allow_null=True)
+        is_last_of_shoe = serializers.BooleanField()
+        reason = serializers.CharField(allow_null=True)
+        bets = MyBetSerializer(many=True)
+
+    @extend_schema(responses={200: OutputSerializer, 404: ERRORS[404]})
+    def get(self, request: Request, round_id: int) -> Response:
+        data = bet_selectors.round_with_bets(round_id=round_id, user=request.user)
+        return Response(self.OutputSerializer(data).data)
+
+
+# ── bets ────────────────────────────────────────────────────────────────────
+
+
+_redis_clients: dict[str, Any] = {}
+
+
+def _throttle_redis() -> Any:
+    """One Redis client (and connection pool) per process. Django's cache object is per thread,
+    and under ASGI every request runs in a new thread: going through it would open a new Redis
+    connection per request."""
+    import redis
+
+    url = settings.REDIS_URL
+    client = _redis_clients.get(url)
+    if client is None:
+        client = _redis_clients[url] = redis.Redis.from_url(url)
+    return client
+
+
+def _count(key: str, ttl: int) -> int | None:
+    """INCR ``key`` (expiring in ``ttl`` s) and return the count; None if Redis fails twice."""
+    import redis
+
+    for attempt in (1, 2):
+        try:
+            pipe = _throttle_redis().pipeline(transaction=False)
+            pipe.incr(key)
+            pipe.expire(key, ttl)
+            return int(pipe.execute()[0])
+        except (redis.RedisError, OSError, ValueError):
+            if attempt == 2:
+                logger.warning("bet throttle: Redis unavailable, letting the request through", exc_info=True)
+    return None
+
+
+class BetPlaceThrottle(BaseThrottle):
+    """Per-user limit on confirms, ``BET_THROTTLE_RATE`` (DRF syntax, e.g. "20/second").
+
+    A fixed-window counter in Redis: one round trip per request (INCR and EXPIRE pipelined)
+    on a process-wide connection pool, instead of DRF's read-modify-write of a timestamp list
+    through the cache (two round trips, a pickle, and under ASGI a new connection each time),
+    since this sits on the hottest path of the casino. Keys carry the cache's key prefix.
+    """
+
+    scope = "bet_place"
+
+    def __init__(self) -> None:
+        self.retry_after: float | None = None
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        rate = settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES", {}).get(self.scope)
+        if not rate or not request.user or not request.user.is_authenticated:
+            return True
+        count, period = rate.split("/")
+        limit = int(count)
+        seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
+        now = time.time()
+        window = int(now // seconds)
+        key = cache.make_key(f"throttle:{self.scope}:{request.user.pk}:{window}")
+        used = _count(key, seconds + 1)
+        if used is None:  # Redis unreachable: a throttle must never fail a bet
+            return True
+        if used <= limit:
+            return True
+        self.retry_after = (window + 1) * seconds - now
+        return False
+
+    def wait(self) -> float | None:
+        return self.retry_after
+
+
+class PreparedTokenAuthentication(TokenAuthentication):
+    """DRF's ``Authorization: Token …`` check, as one prepared statement.
+
+    Same rules (unknown key or inactive user → 401 authentication_failed), but the
+    token and its user come back from one server-side prepared query instead of an
+    ORM query compiled on every request: a quarter of the bet endpoint's CPU went there.
+    ``request.auth`` is the key.
+    """
+
+    _sql: str | None = None
+    _fields: tuple[str, ...] = ()
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, str]:
+        from django.contrib.auth import get_user_model
+
+        from wallets.services import prepared_cursor
+
+        user_model = get_user_model()
+        if self._sql is None:
+            columns = [field.column for field in user_model._meta.concrete_fields]
+            type(self)._fields = tuple(field.attname for field in user_model._meta.concrete_fields)
+            select = ", ".join(f'u."{column}"' for column in columns)
+            table = user_model._meta.db_table
+            # Names come from the model; the key is a bound parameter.
+            sql = f'SELECT {select} FROM authtoken_token t JOIN "{table}" u ON u.id = t.user_id WHERE t.key = %s'  # noqa: S608
+            type(self)._sql = sql
+        with prepared_cursor() as cursor:
+            cursor.execute(self._sql, [key])
+            row = cursor.fetchone()
+        if row is None:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        user = user_model.from_db("default", self._fields, row)
+        if not user.is_active:
+            raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        return user, key
+
+
+class BetInputSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=BET_TYPES)
+    amount = serializers.CharField(help_text='A string with at most two decimals, e.g. "10.00". Numbers are refused.')
+
+
+@extend_schema_field(BetInputSerializer)
+class RawBetField(serializers.Field):
+    """Passed through as sent: the service checks each bet and answers with API.md's codes."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class BetPlaceApi(APIView):
+    """Confirm bets on a round, all or nothing. Send an ``Idempotency-Key`` header: the same key and
+    body returns the first answer again; a different body under the same key is 409."""
+
+    authentication_classes = [PreparedTokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [BetPlaceThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BetPlaceInput"
+
+        mode = serializers.CharField(help_text="traditional or no_commission (how a Banker bet is paid).")
+        bets = serializers.ListField(child=RawBetField(), allow_empty=False, max_length=50)
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BetPlaceOutput"
+
+        class PlacedBetSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "PlacedBet"
+
+            id = serializers.IntegerField()
+            type = serializers.CharField()
+            amount = serializers.CharField()
+            mode = serializers.CharField()
+            status = serializers.CharField()
+
+        bets = PlacedBetSerializer(many=True)
+        balance = serializers.CharField()
+
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER, description="A UUID per confirm (retries reuse it)."
+            )
+        ],
+        responses={
+            201: OutputSerializer,
+            **ERRORS,
+            409: OpenApiResponse(ErrorSerializer, description="idempotency_conflict"),
+            429: OpenApiResponse(ErrorSerializer, description="throttled"),
+        },
+    )
+    def post(self, request: Request, round_id: int) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        body = bet_place(
+            user=request.user,
+            round_id=round_id,
+            mode=serializer.validated_data["mode"],
+            bets=serializer.validated_data["bets"],
+            idempotency_key=request.headers.get("Idempotency-Key"),
+        )
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+@extend_schema_field({"type": "string", "example": "2026-01-31"})
+class MomentField(serializers.Field):
+    """A date (``2026-01-31``) or a datetime (``2026-01-31T12:00:00Z``; naive means UTC)."""
+
+    def to_internal_value(self, data: Any) -> datetime | date:
+        if isinstance(data, str):
+            try:
+                day = parse_date(data)
+                if day is not None:
+                    return day
+                moment = parse_datetime(data)
+                if moment is not None:
+                    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+            except ValueError:
+                pass
+        raise serializers.ValidationError("Use a date (2026-01-31) or a datetime (2026-01-31T12:00:00Z).")
+
+    def to_representation(self, value: Any) -> str:
+        return value.isoformat()
+
+
+class BetListApi(APIView):
+    """The caller's bet record, newest first, paginated; filter by table, type, result, from, to."""
+
+    permission_classes = [IsAuthenticated]
+
+    class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BetFilter"
+
+        table = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+        type = serializers.ChoiceField(choices=BET_TYPES, required=False)
+        result = serializers.ChoiceField(choices=RESULTS, required=False)
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            fields["from"] = MomentField(required=False, help_text="Placed on or after (date or datetime).")
+            fields["to"] = MomentField(required=False, help_text="Placed on or before (a date: that whole day).")
+            return fields
+
+    class OutputSerializer(serializers.ModelSerializer):
+        table = serializers.IntegerField(source="round.table_id")
+        table_name = serializers.CharField(source="round.table.name")
+        round = serializers.IntegerField(source="round_id")
+        round_number = serializers.IntegerField(source="round.number")
+        placed_at = IsoMillisField()
+        settled_at = IsoMillisField(allow_null=True)
+
+        class Meta:
+            ref_name = "BetRecord"
+            model = Bet
+            fields = (
+                "id",
+                "placed_at",
+                "table",
+                "table_name",
+                "round",
+                "round_number",
+                "type",
+                "mode",
+                "amount",
+                "status",
+                "payout",
+                "settled_at",
+            )
+
+    @extend_schema(parameters=[FilterSerializer], responses={200: OutputSerializer(many=True), 401: ERRORS[401]})
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        start, end = data.get("from"), data.get("to")
+        if isinstance(start, date) and not isinstance(start, datetime):
+            start = datetime.combine(start, day_time.min, tzinfo=UTC)
+        before = until = None
+        if isinstance(end, datetime):
+            until = end
+        elif isinstance(end, date):
+            before = datetime.combine(end + timedelta(days=1), day_time.min, tzinfo=UTC)
+        bets = bet_selectors.bet_list(
+            user=request.user,
+            table_id=data.get("table"),
+            bet_type=data.get("type"),
+            result=data.get("result"),
+            placed_from=start,
+            placed_before=before,
+            placed_until=until,
+        )
+        return paginated(queryset=bets, serializer_class=self.OutputSerializer, request=request, view=self)

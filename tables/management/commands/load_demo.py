@@ -1,0 +1,80 @@
+"""Idempotent demo data: one table per variant, three funded players, one operator."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from tables.models import Table, Variant
+from wallets import services as wallet_services
+from wallets.models import LedgerTransaction
+
+DEMO_PLAYERS = ("demo1", "demo2", "demo3")
+DEMO_PASSWORD = "demo-pass-123"  # noqa: S105 - published demo login
+OPERATOR = ("operator", "operator-pass-123")
+DEMO_DEPOSIT = Decimal("10000.00")
+DEMO_REFERENCE = "demo:initial"
+
+MINI_LIMITS = {
+    **{t: {"min": "1.00", "max": "1000.00"} for t in ("player", "banker", "tie")},
+    **{
+        t: {"min": "1.00", "max": "100.00"}
+        for t in (
+            "player_pair",
+            "banker_pair",
+            "any_pair",
+            "perfect_pair",
+            "player_natural",
+            "banker_natural",
+            "player_bonus",
+            "banker_bonus",
+            "lucky_six",
+            "lucky_six_2",
+            "lucky_six_3",
+        )
+    },
+}
+
+
+class Command(BaseCommand):
+    help = "Create the demo tables, players (10,000.00 each, through the ledger) and operator; safe to run twice."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        with transaction.atomic():
+            baccarat, _ = Variant.objects.get_or_create(name="Baccarat", defaults={"decks": 8})
+            mini, _ = Variant.objects.get_or_create(
+                name="Mini Baccarat",
+                defaults={"decks": 6, "limits": MINI_LIMITS, "pb_difference_limit": Decimal("1000.00")},
+            )
+            Table.objects.get_or_create(name="Baccarat 1", defaults={"variant": baccarat, "betting_seconds": 15})
+            Table.objects.get_or_create(name="Mini Baccarat 1", defaults={"variant": mini, "betting_seconds": 12})
+
+        user_model = get_user_model()
+        operator, created = user_model.objects.get_or_create(
+            username=OPERATOR[0], defaults={"is_staff": True, "is_superuser": True}
+        )
+        if created:
+            operator.set_password(OPERATOR[1])
+            operator.save(update_fields=["password"])
+
+        for name in DEMO_PLAYERS:
+            user, created = user_model.objects.get_or_create(username=name)
+            if created:
+                user.set_password(DEMO_PASSWORD)
+                user.save(update_fields=["password"])
+            already = LedgerTransaction.objects.filter(
+                reference=f"{DEMO_REFERENCE}:{user.pk}", kind=LedgerTransaction.Kind.DEPOSIT
+            ).exists()
+            if not already:
+                wallet_services.wallet_deposit(
+                    user=user,
+                    amount=DEMO_DEPOSIT,
+                    reason="Demo play money",
+                    reference=f"{DEMO_REFERENCE}:{user.pk}",
+                    actor=operator,
+                )
+        self.stdout.write(self.style.SUCCESS("demo data ready: tables, demo1-3 (10,000.00 each), operator"))

@@ -1,0 +1,79 @@
+"""Reads of bets: a player's bet record, and a round with the caller's own bets.
+
+Every query here is filtered by the caller: nobody reads another player's bets.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
+
+from baccarat_site.errors import NotFound
+from tables.models import Bet, Round
+
+MAX_ID = 2**63 - 1
+
+
+def bet_list(
+    *,
+    user: Any,
+    table_id: int | None = None,
+    bet_type: str | None = None,
+    result: str | None = None,
+    placed_from: datetime | None = None,
+    placed_before: datetime | None = None,
+    placed_until: datetime | None = None,
+) -> QuerySet[Bet]:
+    """The player's bet record, newest first, with its table and round.
+
+    ``placed_from`` is inclusive; ``placed_before`` exclusive (a whole "to" day),
+    ``placed_until`` inclusive (a "to" moment).
+    """
+    bets = Bet.objects.filter(user=user).select_related("round__table").order_by("-placed_at", "-id")
+    if table_id is not None:
+        bets = bets.filter(round__table_id=table_id)
+    if bet_type:
+        bets = bets.filter(type=bet_type)
+    if result:
+        bets = bets.filter(status=result)
+    if placed_from is not None:
+        bets = bets.filter(placed_at__gte=placed_from)
+    if placed_before is not None:
+        bets = bets.filter(placed_at__lt=placed_before)
+    if placed_until is not None:
+        bets = bets.filter(placed_at__lte=placed_until)
+    return bets
+
+
+def round_bets_of(*, round_id: int, user: Any) -> list[Bet]:
+    """The caller's bets on one round (none for an anonymous caller)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return []
+    return list(Bet.objects.filter(round_id=round_id, user=user).order_by("id"))
+
+
+def round_with_bets(*, round_id: int, user: Any) -> dict[str, Any]:
+    """A round's public facts (cards, totals, winner, flags; nothing more while betting is open)
+    and only the caller's bets with their payouts. Raises ``round_not_found``."""
+    from tables.selectors.tables import iso, round_detail
+
+    round_ = (
+        Round.objects.select_related("shoe", "table__variant").filter(pk=round_id).first()
+        if round_id <= MAX_ID
+        else None
+    )
+    if round_ is None:
+        raise NotFound("There is no such round.", code="round_not_found")
+    data = round_detail(round_)
+    data.update(
+        {
+            "table_id": round_.table_id,
+            "table_name": round_.table.name,
+            "settled_at": iso(round_.settled_at),
+            "cancelled_at": iso(round_.cancelled_at),
+            "bets": round_bets_of(round_id=round_.pk, user=user),
+        }
+    )
+    return data

@@ -1,0 +1,341 @@
+"""Selectors for tables: the REST table shape (API.md) and the WebSocket snapshot.
+
+Read-only. Nothing here ever returns a live shoe's seed or card order: only the
+commitment, and a finished shoe's revealed seed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, Sum
+from django.utils import timezone
+
+from baccarat_site.errors import NotFound
+from tables.models import Bet, Round, Shoe, Table
+
+CENT = Decimal("0.01")
+FINAL_STATES = ("settled", "cancelled")
+RESULT_STATES = ("result", "settled")
+
+
+# ── formatting ──────────────────────────────────────────────────────────────
+
+
+def money(value: Decimal | str | int | None) -> str | None:
+    """Money as API.md wants it: a string with two decimals."""
+    if value is None:
+        return None
+    return str(Decimal(value).quantize(CENT))
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 UTC with milliseconds, e.g. ``2026-01-02T03:04:05.678Z``."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def server_time() -> str:
+    return iso(timezone.now())  # type: ignore[return-value]
+
+
+# ── pieces ──────────────────────────────────────────────────────────────────
+
+
+def _limits(table: Table) -> dict[str, dict[str, str]]:
+    from tables.engine import BET_TYPES
+
+    limits = table.variant.limits or {}
+    return {
+        bet_type: {"min": money(limits[bet_type]["min"]), "max": money(limits[bet_type]["max"])}
+        for bet_type in BET_TYPES
+        if bet_type in limits
+    }
+
+
+def _round_brief(round_: Round | None) -> dict[str, Any] | None:
+    if round_ is None:
+        return None
+    return {"id": round_.pk, "number": round_.number, "state": round_.state, "closes_at": iso(round_.closes_at)}
+
+
+def _table_row(table: Table, round_: Round | None) -> dict[str, Any]:
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "variant": table.variant.name,
+        "status": table.status,
+        "decks": table.variant.decks,
+        "betting_seconds": table.betting_seconds,
+        "limits": _limits(table),
+        "pb_difference_limit": money(table.variant.pb_difference_limit),
+        "round": _round_brief(round_),
+    }
+
+
+def cards_with_totals(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored cards in deal order, each with the running totals after it (as ``card.dealt`` sends them)."""
+    from tables.engine import Card
+
+    points = {"player": 0, "banker": 0}
+    out = []
+    for entry in cards:
+        points[entry["hand"]] = (points[entry["hand"]] + Card.parse(entry["card"]).value) % 10
+        out.append(
+            {
+                "hand": entry["hand"],
+                "card": entry["card"],
+                "position": entry["position"],
+                "totals": dict(points),
+            }
+        )
+    return out
+
+
+def round_result_of(round_: Round) -> Any:
+    """The engine's RoundResult rebuilt from a round's stored cards."""
+    from tables.engine import Card, RoundResult
+
+    player = [Card.parse(c["card"]) for c in round_.cards if c["hand"] == "player"]
+    banker = [Card.parse(c["card"]) for c in round_.cards if c["hand"] == "banker"]
+    return RoundResult.from_cards(player, banker)
+
+
+def shoe_roads(shoe_id: int | None) -> dict[str, Any]:
+    """The scoreboard roads of one shoe: every round with a result, in shoe order."""
+    from tables.engine import roads
+
+    if shoe_id is None:
+        return roads([])
+    flags = Round.objects.filter(shoe_id=shoe_id, state__in=RESULT_STATES).order_by("number")
+    return roads(list(flags.values_list("flags", flat=True)))
+
+
+def shoe_info(shoe: Shoe | None) -> dict[str, Any] | None:
+    """Public facts of a shoe: number, round in shoe, cards left, commitment (never the seed while live)."""
+    if shoe is None:
+        return None
+    from tables.engine import ShoeState
+
+    state = ShoeState.from_dict(shoe.state) if shoe.state else None
+    last = shoe.rounds.order_by("-number").values_list("number", flat=True).first()
+    return {
+        "number": shoe.number,
+        "round_in_shoe": last or 0,
+        "cards_left": state.cards_left if state is not None else None,
+        "commitment": shoe.commitment,
+        "burn_card": shoe.burn_card,
+        "burn_count": shoe.burn_count,
+        "cut_card_out": bool(state and state.is_last_round),
+        "finished": shoe.finished_at is not None,
+        "revealed_seed": shoe.revealed_seed,
+    }
+
+
+def previous_shoe_info(table_id: int, before_number: int | None) -> dict[str, Any] | None:
+    """The most recent finished shoe before ``before_number``, with its revealed seed (for verification)."""
+    shoes = Shoe.objects.filter(table_id=table_id, finished_at__isnull=False)
+    if before_number is not None:
+        shoes = shoes.filter(number__lt=before_number)
+    shoe = shoes.order_by("-number").first()
+    if shoe is None:
+        return None
+    return {"number": shoe.number, "commitment": shoe.commitment, "server_seed": shoe.server_seed}
+
+
+def current_round(table_id: int) -> Round | None:
+    """The table's round now: the live one, else the most recent one."""
+    return Round.objects.filter(table_id=table_id).select_related("shoe", "table__variant").order_by("-id").first()
+
+
+def round_bet_types(round_: Round) -> list[str]:
+    """Bet types offered in this round (offered at the table and not past their shoe-round limit)."""
+    from tables.engine import BET_TYPES, bet_available
+
+    variant = round_.table.variant
+    limits = variant.limits or {}
+    return [t for t in BET_TYPES if t in limits and bet_available(t, round_.number, variant.unavailable_after or {})]
+
+
+def round_detail(round_: Round) -> dict[str, Any]:
+    """A round as the snapshot and the table detail show it."""
+    return {
+        "id": round_.pk,
+        "number": round_.number,
+        "shoe_number": round_.shoe.number,
+        "state": round_.state,
+        "opens_at": iso(round_.opens_at),
+        "closes_at": iso(round_.closes_at),
+        "closed_at": iso(round_.closed_at),
+        "dealing_started_at": iso(round_.dealing_started_at),
+        "result_at": iso(round_.result_at),
+        "cards": cards_with_totals(round_.cards),
+        "player_total": round_.player_total,
+        "banker_total": round_.banker_total,
+        "winner": round_.winner or None,
+        "flags": round_.flags,
+        "is_last_of_shoe": round_.is_last_of_shoe,
+        "paused_from": round_.paused_from or None,
+        "reason": round_.reason or None,
+        "bet_types": round_bet_types(round_),
+    }
+
+
+def round_bet_totals(round_id: int) -> dict[str, Any]:
+    """Stake totals and player counts per bet type for one round (refunded bets left out)."""
+    rows = (
+        Bet.objects.filter(round_id=round_id)
+        .exclude(status=Bet.Status.REFUNDED)
+        .values("type")
+        .annotate(amount=Sum("amount"), players=Count("user", distinct=True))
+        .order_by("type")
+    )
+    totals = {row["type"]: {"amount": money(row["amount"]), "players": row["players"]} for row in rows}
+    players = (
+        Bet.objects.filter(round_id=round_id).exclude(status=Bet.Status.REFUNDED).values("user").distinct().count()
+    )
+    return {"totals": totals, "players": players}
+
+
+def _get_table(table_id: int) -> Table:
+    table = Table.objects.select_related("variant").filter(pk=table_id).first()
+    if table is None:
+        raise NotFound(f"There is no table {table_id}.", code="table_not_found")
+    return table
+
+
+# ── public selectors ────────────────────────────────────────────────────────
+
+
+def table_exists(table_id: int) -> bool:
+    return Table.objects.filter(pk=table_id).exists()
+
+
+def table_list() -> list[dict[str, Any]]:
+    """GET /api/tables/: every table with its current round (API.md shape)."""
+    tables = list(Table.objects.select_related("variant").order_by("id"))
+    latest = {
+        r.table_id: r for r in Round.objects.filter(table__in=tables).order_by("table_id", "-id").distinct("table_id")
+    }
+    return [_table_row(table, latest.get(table.pk)) for table in tables]
+
+
+def table_detail(table_id: int) -> dict[str, Any]:
+    """GET /api/tables/{id}/: the list row plus the current round, the shoe and the roads.
+
+    Raises :class:`baccarat_site.errors.NotFound` (``table_not_found``).
+    """
+    table = _get_table(table_id)
+    round_ = current_round(table.pk)
+    shoe = Shoe.objects.filter(table=table, finished_at__isnull=True).first()
+    if shoe is None and round_ is not None:
+        shoe = round_.shoe
+    data = _table_row(table, round_)
+    data.update(
+        {
+            "status_reason": table.status_reason or None,
+            "deal_interval_ms": table.deal_interval_ms,
+            "result_seconds": table.result_seconds,
+            "current_round": round_detail(round_) if round_ is not None else None,
+            "shoe": shoe_info(shoe),
+            "previous_shoe": previous_shoe_info(table.pk, shoe.number if shoe else None),
+            "roads": shoe_roads(shoe.pk if shoe else None),
+            "server_time": server_time(),
+        }
+    )
+    return data
+
+
+def user_balance(user: Any) -> str | None:
+    from wallets.selectors import wallet_balance
+
+    return money(wallet_balance(user=user)["balance"])
+
+
+def user_round_bets(user: Any, round_id: int) -> list[dict[str, Any]]:
+    bets = Bet.objects.filter(round_id=round_id, user=user).order_by("id")
+    return [
+        {
+            "id": bet.pk,
+            "type": bet.type,
+            "amount": money(bet.amount),
+            "mode": bet.mode,
+            "status": bet.status,
+            "payout": money(bet.payout),
+        }
+        for bet in bets
+    ]
+
+
+def table_snapshot(table_id: int, user: Any = None) -> dict[str, Any]:
+    """The WebSocket ``snapshot`` frame: everything a browser needs to draw the table now.
+
+    For a signed-in ``user`` it adds the balance and the user's bets in the current round.
+    """
+    detail = table_detail(table_id)
+    round_ = detail.pop("current_round")
+    table = {
+        key: detail[key]
+        for key in (
+            "id",
+            "name",
+            "variant",
+            "status",
+            "status_reason",
+            "decks",
+            "betting_seconds",
+            "deal_interval_ms",
+            "result_seconds",
+            "pb_difference_limit",
+        )
+    }
+    snapshot: dict[str, Any] = {
+        "type": "snapshot",
+        "table": table,
+        "limits": detail["limits"],
+        "pb_difference_limit": detail["pb_difference_limit"],
+        "round": round_,
+        "state": round_["state"] if round_ else None,
+        "closes_at": round_["closes_at"] if round_ else None,
+        "cards": round_["cards"] if round_ else [],
+        "bets_totals": round_bet_totals(round_["id"]) if round_ else None,
+        "roads": detail["roads"],
+        "shoe": detail["shoe"],
+        "previous_shoe": detail["previous_shoe"],
+        "server_time": server_time(),
+    }
+    # The round before the current one, so a player back from a disconnection sees how it ended.
+    last = (
+        Round.objects.filter(table_id=table_id, id__lt=round_["id"]).select_related("shoe", "table__variant").first()
+        if round_
+        else None
+    )
+    snapshot["last_round"] = round_detail(last) if last is not None else None
+    if user is not None and getattr(user, "is_authenticated", False):
+        snapshot.update(player_snapshot(user, snapshot))
+    return snapshot
+
+
+def player_snapshot(user: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A signed-in player's part of a snapshot: balance, own bets in the current and the previous round."""
+    round_, last = snapshot.get("round"), snapshot.get("last_round")
+    return {
+        "balance": user_balance(user),
+        "my_bets": user_round_bets(user, round_["id"]) if round_ else [],
+        "my_last_bets": user_round_bets(user, last["id"]) if last else [],
+    }
+
+
+def due_table_ids(*, now: datetime) -> list[int]:
+    """Tables the ticker must look at: deadline passed, or open and never started. Paused tables wait."""
+    from django.db.models import Q
+
+    return list(
+        Table.objects.exclude(status=Table.Status.PAUSED)
+        .filter(Q(next_action_at__lte=now) | Q(next_action_at__isnull=True, status=Table.Status.OPEN))
+        .order_by("next_action_at", "id")
+        .values_list("id", flat=True)
+    )

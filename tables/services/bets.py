@@ -1,0 +1,540 @@
+"""Bets and their money: confirm a batch (``bet_place``), pay a dealt round (``round_settle``),
+refund a cancelled one (``round_cancel``).
+
+Concurrency, in short:
+
+- ``bet_place`` locks the round row ``FOR SHARE`` (never ``FOR UPDATE``: players
+  of one table must not queue behind each other) and only while the window is
+  open (``state = 'betting' AND closes_at > now`` is part of the locking query),
+  then the player's own wallet ``FOR UPDATE``. Closing, pausing, cancelling
+  and settling a round all take the round row's exclusive lock, so they wait
+  for bets already in flight to commit, and a bet that arrives after them
+  reads the new state and is refused. A bet is therefore never accepted into
+  a round that is closed, and every accepted bet is visible to the settlement.
+- The house wallet row is neither locked nor updated on the bet path (its
+  balance is derived from the ledger): the only row two bets can both want
+  is a player's own wallet.
+- ``round_settle`` and ``round_cancel`` are compare-and-set transitions
+  (``result → settled``, ``live → cancelled``) in the same transaction as the
+  money they move, so a repeated or concurrent call pays nothing twice.
+- Idempotency: a confirmed batch is stored with its key and a fingerprint of
+  the request; the same key and body returns the stored answer, a different
+  body under the same key is ``409 idempotency_conflict``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from baccarat_site.errors import Conflict, DomainError, NotFound
+from tables import events
+from tables.models import Bet, Round
+from wallets import services as wallet_services
+from wallets.models import LedgerTransaction
+
+logger = logging.getLogger(__name__)
+
+CENT = Decimal("0.01")
+# tables_bet.amount is numeric(12, 2).
+MAX_BET_AMOUNT = Decimal("9999999999.99")
+MAX_BETS_PER_BATCH = 50
+MAX_KEY_LENGTH = 100
+_AMOUNT_RE = re.compile(r"^[0-9]{1,10}(\.[0-9]{1,2})?$")
+_LIVE_STATES = ("betting", "closed", "dealing", "result", "paused")
+
+
+class BettingClosed(DomainError):
+    code = "betting_closed"
+
+
+class RoundNotFound(NotFound):
+    code = "round_not_found"
+
+
+class IdempotencyConflict(Conflict):
+    code = "idempotency_conflict"
+
+
+class InvalidMode(DomainError):
+    code = "invalid_mode"
+
+
+class InvalidBet(DomainError):
+    """A refused batch; ``code`` is one of API.md's bet placement codes."""
+
+
+class _KeyTaken(Exception):
+    """Inside the transaction: the idempotency key turned out to be used already; roll back and replay."""
+
+
+# ── input ───────────────────────────────────────────────────────────────────
+
+
+def _engine() -> Any:
+    from tables import engine
+
+    return engine
+
+
+def parse_bets(bets: Any) -> list[tuple[str, Decimal]]:
+    """``[{"type": "player", "amount": "10.00"}, …]`` → ``[("player", Decimal("10.00")), …]``.
+
+    Amounts must be JSON *strings* of digits with at most two decimals
+    ("10", "10.5", "10.50"); numbers, exponents, signs, NaN and infinities are
+    refused, so no float ever meets the money.
+    """
+    if not isinstance(bets, list) or not bets:
+        raise DomainError("bets must be a non-empty list of {type, amount}.")
+    if len(bets) > MAX_BETS_PER_BATCH:
+        raise DomainError(f"At most {MAX_BETS_PER_BATCH} bets in one batch.")
+    bet_types = _engine().BET_TYPES
+    parsed = []
+    for index, bet in enumerate(bets):
+        if not isinstance(bet, Mapping) or "type" not in bet or "amount" not in bet:
+            raise DomainError(f"bets[{index}] must be an object with a type and an amount.")
+        bet_type, amount = bet["type"], bet["amount"]
+        if not isinstance(bet_type, str) or bet_type not in bet_types:
+            raise InvalidBet(f"{str(bet_type)[:40]!r} is not a bet type.", code="unknown_bet_type")
+        if not isinstance(amount, str):
+            raise InvalidBet(
+                f'bets[{index}].amount must be a string like "10.00", not a JSON number.', code="invalid_amount"
+            )
+        if not _AMOUNT_RE.match(amount):
+            raise InvalidBet(
+                f"{amount[:40]!r} is not an amount: digits with at most two decimals, up to {MAX_BET_AMOUNT:,.2f}.",
+                code="invalid_amount",
+            )
+        value = Decimal(amount).quantize(CENT)
+        if value <= 0:
+            raise InvalidBet("A stake must be greater than zero.", code="invalid_amount")
+        parsed.append((bet_type, value))
+    return parsed
+
+
+def _fingerprint(round_id: int, mode: Any, bets: Any) -> str:
+    body = json.dumps({"round": round_id, "mode": mode, "bets": bets}, sort_keys=True, default=str)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _money(value: Decimal) -> str:
+    return f"{value:.2f}"
+
+
+# ── bet_place ───────────────────────────────────────────────────────────────
+
+
+def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempotency_key: str | None) -> dict:
+    """Confirm a player's batch of bets on one round, all or nothing; return the API's 201 body.
+
+    Raises :class:`DomainError` subclasses carrying API.md's codes. With an
+    ``idempotency_key``, a repeated request returns the first answer again
+    (even after the window closed) and a different body is refused with 409.
+    """
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise DomainError("Sign in to place bets.", code="not_authenticated", status=401)
+    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not idempotency_key.strip()):
+        raise DomainError("Idempotency-Key must be a non-empty string.")
+    if idempotency_key is not None and len(idempotency_key) > MAX_KEY_LENGTH:
+        raise DomainError(f"Idempotency-Key must be at most {MAX_KEY_LENGTH} characters.")
+    fingerprint = _fingerprint(round_id, mode, bets)
+    key = idempotency_key or f"auto:{uuid.uuid4().hex}"
+    try:
+        if mode not in _engine().MODES:
+            raise InvalidMode(f"mode must be one of {', '.join(_engine().MODES)}.")
+        parsed = parse_bets(bets)
+        with transaction.atomic():
+            return _place(user=user, round_id=round_id, mode=mode, bets=parsed, key=key, fingerprint=fingerprint)
+    except _KeyTaken:
+        pass
+    except DomainError:
+        # A refused request may be the replay of one that succeeded: the first answer wins.
+        if idempotency_key is None:
+            raise
+        replay = _replay(user=user, key=key, fingerprint=fingerprint)
+        if replay is None:
+            raise
+        return replay
+    except IntegrityError as exc:
+        if "placement_idempotency_key_unique" not in str(exc):
+            raise
+    replay = _replay(user=user, key=key, fingerprint=fingerprint)
+    if replay is None:  # pragma: no cover - the key was seen inside the transaction
+        raise DomainError("That request could not be completed; try again.", code="retry", status=409)
+    return replay
+
+
+def _replay(*, user: Any, key: str, fingerprint: str) -> dict | None:
+    from tables.models import BetPlacement
+
+    found = BetPlacement.objects.filter(user=user, idempotency_key=key).values("fingerprint", "response").first()
+    if found is None:
+        return None
+    if found["fingerprint"] != fingerprint:
+        raise IdempotencyConflict("This Idempotency-Key was already used with a different request.")
+    return found["response"]
+
+
+_ROUND_FOR_BETS = """
+SELECT r.number, r.table_id, v.id, v.limits, v.pb_difference_limit, v.unavailable_after
+FROM tables_round r
+JOIN tables_table t ON t.id = r.table_id
+JOIN tables_variant v ON v.id = t.variant_id
+WHERE r.id = %s AND r.state = 'betting' AND r.closes_at > %s AND t.status = 'open'
+FOR SHARE OF r
+"""
+
+# The player's stake per type on the round so far, whether the key is taken, and ids for the new bets.
+_MINE_ON_ROUND = """
+SELECT 'bet', type, SUM(amount) FROM tables_bet WHERE round_id = %s AND user_id = %s GROUP BY type
+UNION ALL
+SELECT 'key', NULL, NULL FROM tables_betplacement WHERE user_id = %s AND idempotency_key = %s
+UNION ALL
+SELECT 'id', NULL, nextval(%s::regclass) FROM generate_series(1, %s)
+"""
+
+_INSERT_BETS = """
+WITH p AS (
+    INSERT INTO tables_betplacement
+        (user_id, round_id, idempotency_key, fingerprint, mode, stake_transaction_id, response, created_at)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+    RETURNING id
+)
+INSERT INTO tables_bet (id, round_id, user_id, placement_id, type, amount, mode, status, placed_at)
+SELECT v.id, %s, %s, p.id, v.type, v.amount, %s, 'open', %s
+FROM p, unnest(%s::bigint[], %s::varchar[], %s::numeric[]) AS v(id, type, amount)
+"""
+
+
+_limits_cache: dict[int, tuple[Any, Any, Any, Any]] = {}
+_sequence: list[str] = []
+
+
+def _bet_sequence(cursor: Any) -> str:
+    """The name of tables_bet's id sequence, looked up once per process."""
+    if not _sequence:
+        cursor.execute("SELECT pg_get_serial_sequence('tables_bet', 'id')")
+        _sequence.append(cursor.fetchone()[0])
+    return _sequence[0]
+
+
+def _limits_of(variant_id: int, limits: Any, pb_limit: Decimal, unavailable_after: Any) -> Any:
+    """The variant's engine Limits, rebuilt only when the variant's settings differ from the cached ones
+    (an operator may edit them at any time; comparing the small dicts is far cheaper than rebuilding)."""
+    if isinstance(limits, str):  # a JSON column read raw may come back as text
+        limits, unavailable_after = json.loads(limits), json.loads(unavailable_after)
+    cached = _limits_cache.get(variant_id)
+    if cached is not None and cached[0] == limits and cached[1] == pb_limit and cached[2] == unavailable_after:
+        return cached[3]
+    built = _engine().Limits.from_dict(
+        {"per_type": limits, "pb_difference": str(pb_limit), "unavailable_after": unavailable_after}
+    )
+    _limits_cache[variant_id] = (limits, pb_limit, unavailable_after, built)
+    return built
+
+
+def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal]], key: str, fingerprint: str) -> dict:
+    engine = _engine()
+    now = timezone.now()
+    with wallet_services.prepared_cursor() as cursor:
+        cursor.execute(_ROUND_FOR_BETS, [round_id, now])
+        row = cursor.fetchone()
+        if row is None:
+            if Round.objects.filter(pk=round_id).exists():
+                raise BettingClosed("Betting is closed for this round.")
+            raise RoundNotFound("There is no such round.")
+        shoe_round, table_id, variant_id, limits, pb_limit, unavailable_after = row
+        engine_limits = _limits_of(variant_id, limits, pb_limit, unavailable_after)
+
+        wallet = wallet_services.wallet_lock_existing(user_id=user.pk)
+
+        cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, _bet_sequence(cursor), len(bets)])
+        existing: list[tuple[str, Decimal]] = []
+        bet_ids: list[int] = []
+        for kind, bet_type, value in cursor.fetchall():
+            if kind == "key":
+                raise _KeyTaken
+            if kind == "bet":
+                existing.append((bet_type, value))
+            else:
+                bet_ids.append(int(value))
+
+        violations = engine.validate_bets(bets, existing, engine_limits, shoe_round)
+        if violations:
+            first = violations[0]
+            raise InvalidBet(first.detail, code=first.code)
+
+        total = sum((amount for _type, amount in bets), Decimal("0.00"))
+        if total > MAX_BET_AMOUNT:
+            raise InvalidBet("That batch is larger than any single stake can be.", code="above_max")
+        if wallet is None or wallet.balance < total:
+            held = wallet.balance if wallet is not None else Decimal("0.00")
+            raise wallet_services.InsufficientFunds(
+                f"Your balance of {held:,.2f} does not cover these bets ({total:,.2f})."
+            )
+        stake_id = wallet_services.wallet_post(
+            wallet=wallet, amount=-total, kind=LedgerTransaction.Kind.STAKE, reference=f"round:{round_id}"
+        )
+
+        response = {
+            "bets": [
+                {"id": bet_id, "type": bet_type, "amount": _money(amount), "mode": mode, "status": "open"}
+                for bet_id, (bet_type, amount) in zip(bet_ids, bets, strict=True)
+            ],
+            "balance": _money(wallet.balance),
+        }
+        cursor.execute(
+            _INSERT_BETS,
+            [
+                user.pk,
+                round_id,
+                key,
+                fingerprint,
+                mode,
+                stake_id,
+                json.dumps(response),
+                now,
+                round_id,
+                user.pk,
+                mode,
+                now,
+                bet_ids,
+                [bet_type for bet_type, _ in bets],
+                [amount for _, amount in bets],
+            ],
+        )
+    _announce_bets_changed(table_id=table_id, round_id=round_id)
+    return response
+
+
+def _announce_bets_changed(*, table_id: int, round_id: int) -> None:
+    bets_changed = getattr(events, "bets_changed", None)
+    if bets_changed is None:
+        return
+
+    def announce() -> None:
+        try:
+            bets_changed(table_id=table_id, round_id=round_id)
+        except Exception:  # a display must never fail a confirmed bet
+            logger.exception("bets_changed failed for round %s", round_id)
+
+    transaction.on_commit(announce)
+
+
+# ── settlement ──────────────────────────────────────────────────────────────
+
+_UPDATE_BETS = """
+UPDATE tables_bet AS b
+SET status = v.status, payout = v.payout, settlement_transaction_id = v.txn, settled_at = %s
+FROM unnest(%s::bigint[], %s::varchar[], %s::numeric[], %s::bigint[]) AS v(id, status, payout, txn)
+WHERE b.id = v.id AND b.status = 'open'
+"""
+
+
+def _round_cards(round_: Round) -> tuple[list[Any], list[Any]]:
+    engine = _engine()
+    cards = sorted(round_.cards or [], key=lambda c: c["position"])
+    player = [engine.Card.parse(c["card"]) for c in cards if c["hand"] == "player"]
+    banker = [engine.Card.parse(c["card"]) for c in cards if c["hand"] == "banker"]
+    return player, banker
+
+
+@transaction.atomic
+def round_settle(*, round_id: int) -> int:
+    """Pay every open bet of a dealt round exactly once (``result → settled``); return how many.
+
+    Returns 0 when the round is not in ``result`` (already settled, or not dealt):
+    the compare-and-set on the round's state makes repeated and concurrent calls harmless.
+    """
+    engine = _engine()
+    now = timezone.now()
+    if (
+        Round.objects.filter(pk=round_id, state=Round.State.RESULT).update(state=Round.State.SETTLED, settled_at=now)
+        != 1
+    ):
+        return 0
+    round_ = Round.objects.select_related("table__variant").get(pk=round_id)
+    result = engine.RoundResult.from_cards(*_round_cards(round_))
+    paytable = round_.table.variant.engine_paytable()
+
+    open_bets = list(
+        Bet.objects.filter(round_id=round_id, status=Bet.Status.OPEN)
+        .order_by("id")
+        .values_list("id", "user_id", "type", "amount", "mode")
+    )
+    outcomes: dict[tuple[str, Decimal, str], tuple[str, Decimal]] = {}
+    settled: list[tuple[int, int, str, Decimal, str, str, Decimal]] = []
+    for bet_id, user_id, bet_type, amount, mode in open_bets:
+        memo = (bet_type, amount, mode)
+        outcome = outcomes.get(memo)
+        if outcome is None:
+            outcome = outcomes[memo] = engine.settle_outcome(bet_type, amount, result, mode=mode, paytable=paytable)
+        settled.append((bet_id, user_id, bet_type, amount, mode, outcome[0], outcome[1]))
+    _pay(
+        round_=round_,
+        settled=settled,
+        kind=LedgerTransaction.Kind.PAYOUT,
+        now=now,
+    )
+    return len(settled)
+
+
+@transaction.atomic
+def round_cancel(*, round_id: int, reason: str) -> int:
+    """Cancel a live round and refund every open stake exactly once; return how many bets were refunded.
+
+    Returns 0 when the round is already settled or cancelled. Waits for bets
+    in flight (they hold the round ``FOR SHARE``), so none slips in after.
+    """
+    now = timezone.now()
+    updated = Round.objects.filter(pk=round_id, state__in=_LIVE_STATES).update(
+        state=Round.State.CANCELLED, cancelled_at=now, reason=reason[:200]
+    )
+    if updated != 1:
+        return 0
+    round_ = Round.objects.get(pk=round_id)
+    open_bets = (
+        Bet.objects.filter(round_id=round_id, status=Bet.Status.OPEN)
+        .order_by("id")
+        .values_list("id", "user_id", "type", "amount", "mode")
+    )
+    settled = [(b, u, t, a, m, Bet.Status.REFUNDED.value, a) for b, u, t, a, m in open_bets]
+    _pay(round_=round_, settled=settled, kind=LedgerTransaction.Kind.REFUND, now=now)
+    events.table_event(round_.table_id, {"type": "round.cancelled", "round_id": round_id, "reason": reason[:200]})
+    return len(settled)
+
+
+def _pay(
+    *,
+    round_: Round,
+    settled: Sequence[tuple[int, int, str, Decimal, str, str, Decimal]],
+    kind: str,
+    now: Any,
+) -> None:
+    """Credit each player the sum of their returns (one ledger transaction each), record every bet's
+    outcome in one UPDATE, and tell each player after commit."""
+    returns: dict[int, Decimal] = defaultdict(lambda: Decimal("0.00"))
+    for _bet_id, user_id, _type, _amount, _mode, _status, payout in settled:
+        returns[user_id] += payout
+    credits = wallet_services.wallets_credit_many(
+        credits={uid: total for uid, total in returns.items() if total > 0},
+        kind=kind,
+        reference=f"round:{round_.pk}",
+    )
+    if settled:
+        with wallet_services.prepared_cursor() as cursor:
+            cursor.execute(
+                _UPDATE_BETS,
+                [
+                    now,
+                    [s[0] for s in settled],
+                    [s[5] for s in settled],
+                    [s[6] for s in settled],
+                    [credits[s[1]].transaction_id if s[1] in credits else None for s in settled],
+                ],
+            )
+            if cursor.rowcount != len(settled):
+                raise RuntimeError(f"round {round_.pk}: {cursor.rowcount} of {len(settled)} bets were still open")
+    _announce_settlement(round_=round_, settled=settled, credits=credits)
+
+
+def _announce_settlement(
+    *,
+    round_: Round,
+    settled: Sequence[tuple[int, int, str, Decimal, str, str, Decimal]],
+    credits: Mapping[int, Any],
+) -> None:
+    if not settled:
+        return
+    per_user: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    won: dict[int, Decimal] = defaultdict(lambda: Decimal("0.00"))
+    for bet_id, user_id, bet_type, amount, mode, status, payout in settled:
+        per_user[user_id].append(
+            {
+                "id": bet_id,
+                "type": bet_type,
+                "amount": _money(amount),
+                "mode": mode,
+                "status": status,
+                "payout": _money(payout),
+            }
+        )
+        won[user_id] += payout
+    uncredited = [uid for uid in per_user if uid not in credits]
+    balances = {uid: credit.balance for uid, credit in credits.items()}
+    if uncredited:
+        from wallets.models import Wallet
+
+        balances.update(Wallet.objects.filter(user_id__in=uncredited).values_list("user_id", "balance"))
+    messages = [
+        (
+            events.user_group(uid),
+            {
+                "type": "round.settled",
+                "round_id": round_.pk,
+                "table_id": round_.table_id,
+                "bets": bets,
+                "total_won": _money(won[uid]),
+                "balance": _money(balances.get(uid, Decimal("0.00"))),
+            },
+        )
+        for uid, bets in per_user.items()
+    ]
+    transaction.on_commit(lambda: _send_many(messages))
+
+
+def _send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send many personal events concurrently on one event loop (thousands per round must not take seconds)."""
+    import asyncio
+
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+
+    async def listening(batch: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+        """Only players with an open socket have anyone in their group: ask Redis for all groups
+        in one pipeline per shard and skip the empty ones (most players of a round, at scale)."""
+        if not all(hasattr(layer, name) for name in ("_group_key", "connection", "consistent_hash")):
+            return batch
+        shards: dict[int, list[int]] = defaultdict(list)
+        for index, (group, _event) in enumerate(batch):
+            shards[layer.consistent_hash(group)].append(index)
+        keep: set[int] = set()
+        for shard, indexes in shards.items():
+            pipe = layer.connection(shard).pipeline(transaction=False)
+            for index in indexes:
+                pipe.zcard(layer._group_key(batch[index][0]))
+            counts = await pipe.execute()
+            keep.update(index for index, count in zip(indexes, counts, strict=True) if count)
+        return [batch[index] for index in sorted(keep)]
+
+    async def send_all() -> None:
+        targets = await listening(messages)
+        limit = asyncio.Semaphore(64)
+
+        async def send(group: str, event: dict[str, Any]) -> None:
+            async with limit:
+                await layer.group_send(group, event)
+
+        results = await asyncio.gather(*(send(g, e) for g, e in targets), return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if failures:
+            logger.warning("%d of %d settlement events not sent: %r", len(failures), len(targets), failures[0])
+
+    try:
+        async_to_sync(send_all)()
+    except Exception:  # the money is committed; a lost notification is recovered by the next snapshot
+        logger.exception("settlement events not sent")

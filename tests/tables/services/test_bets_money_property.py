@@ -1,0 +1,91 @@
+"""Property: whatever happens — deposits, bets (accepted or refused), settlements, cancellations — the sum of
+every player's wallet plus the house's balance never changes, no balance goes negative, and the ledger reconciles."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from decimal import Decimal
+
+from django.db import transaction
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from baccarat_site.errors import DomainError
+from tables.engine import BET_TYPES, MODES, deal_round, parse_cards
+from tables.models import Round
+from tables.services import bets as bet_services
+from tests.factories import make_round, make_table, make_user
+from wallets import selectors as wallet_selectors
+from wallets import services as wallet_services
+from wallets.models import Wallet
+
+PLAYERS = 3
+CARDS = [f"{rank}{suit}" for rank in "A23456789TJQK" for suit in "SHDC"]
+amounts = st.decimals(min_value=Decimal("0.01"), max_value=Decimal("700.00"), places=2)
+
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("deposit"), st.integers(0, PLAYERS - 1), amounts),
+        st.tuples(
+            st.just("bet"),
+            st.integers(0, PLAYERS - 1),
+            st.lists(st.tuples(st.sampled_from(BET_TYPES), amounts), min_size=1, max_size=4),
+            st.sampled_from(MODES),
+        ),
+        st.tuples(st.just("settle"), st.lists(st.sampled_from(CARDS), min_size=6, max_size=6)),
+        st.tuples(st.just("cancel")),
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+def deal(round_: Round, cards: list[str]) -> None:
+    result = deal_round(iter(parse_cards(" ".join(cards))))
+    stored = [
+        {"hand": hand, "card": str(card), "position": i}
+        for i, (hand, card) in enumerate(result.cards_in_deal_order(), start=1)
+    ]
+    Round.objects.filter(pk=round_.pk).update(state="result", cards=stored)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=operations)
+def test_money_is_neither_created_nor_destroyed(db, monkeypatch, ops):
+    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
+    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr("tables.events.table_event", lambda *a, **k: None)
+    with transaction.atomic():
+        table = make_table(f"Prop {uuid.uuid4().hex[:8]}")
+        players = [make_user(f"p{i}-{uuid.uuid4().hex[:8]}") for i in range(PLAYERS)]
+        for user in players:
+            wallet_services.wallet_deposit(user=user, amount="1000.00", reason="seed")
+        total = Decimal("0.00")  # every deposit comes from the house, so players + house stay at zero
+        number = 1
+        round_ = make_round(table, number=number)
+        for op in ops:
+            if op[0] == "deposit":
+                wallet_services.wallet_deposit(user=players[op[1]], amount=op[2], reason="top up")
+            elif op[0] == "bet":
+                with contextlib.suppress(DomainError):
+                    bet_services.bet_place(
+                        user=players[op[1]],
+                        round_id=round_.pk,
+                        mode=op[3],
+                        bets=[{"type": t, "amount": f"{a:.2f}"} for t, a in op[2]],
+                        idempotency_key=str(uuid.uuid4()),
+                    )
+            else:
+                if op[0] == "settle":
+                    deal(round_, op[1])
+                    bet_services.round_settle(round_id=round_.pk)
+                else:
+                    bet_services.round_cancel(round_id=round_.pk, reason="property")
+                number += 1
+                round_ = make_round(table, number=number)
+            assert wallet_selectors.money_in_play() == total
+            assert not Wallet.objects.filter(kind="player", balance__lt=0).exists()
+        report = wallet_selectors.ledger_reconciliation()
+        assert report.ok, report.problems
+        transaction.set_rollback(True)

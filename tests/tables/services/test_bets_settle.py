@@ -1,0 +1,217 @@
+"""round_settle pays every bet of a dealt round exactly once; round_cancel refunds every stake exactly once."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tables.models import Bet, Round
+from tables.services import bets as bet_services
+from wallets import selectors as wallet_selectors
+from wallets.models import LedgerTransaction, Wallet
+
+# P 3 2 | 8 → 3, B 6 K → 6 stands: Banker wins with a two-card 6.
+BANKER_SIX = "3H 6D 2C KS 8C"
+# P 9 K → 9, B 2 3 → 5: a Player natural, won by 4.
+PLAYER_NATURAL = "9H 2D KC 3S"
+# P 9 K, B 9 K: a natural tie.
+NATURAL_TIE = "9H 9D KC KS"
+
+
+def balance_of(user) -> Decimal:
+    return Wallet.objects.get(user=user).balance
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The personal events settlement sends after commit, as (group, event)."""
+    messages: list[tuple[str, dict]] = []
+    monkeypatch.setattr(bet_services, "_send_many", lambda batch: messages.extend(batch))
+    return messages
+
+
+def test_settlement_pays_each_bet_as_the_engine_says_and_records_its_outcome(
+    player, betting_round, place, deal, sent, django_capture_on_commit_callbacks
+):
+    alice = player("alice", "1000.00")
+    place(
+        alice,
+        betting_round,
+        ("banker", "10.00"),
+        ("player", "10.00"),
+        ("tie", "5.00"),
+        ("lucky_six", "10.00"),
+        ("lucky_six_3", "1.00"),
+    )
+    bob = player("bob", "100.00")
+    place(bob, betting_round, ("banker", "10.00"), mode="no_commission")
+    deal(betting_round, BANKER_SIX)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert bet_services.round_settle(round_id=betting_round.pk) == 6
+
+    alice_bets = {b.type: (b.status, f"{b.payout:.2f}") for b in Bet.objects.filter(user=alice)}
+    assert alice_bets == {
+        "banker": ("won", "19.50"),
+        "player": ("lost", "0.00"),
+        "tie": ("lost", "0.00"),
+        "lucky_six": ("won", "130.00"),
+        "lucky_six_3": ("lost", "0.00"),
+    }
+    assert Bet.objects.get(user=bob).payout == Decimal("15.00")  # no commission: a winning 6 pays half
+    assert balance_of(alice) == Decimal("1000.00") - Decimal("36.00") + Decimal("149.50")
+    assert balance_of(bob) == Decimal("105.00")
+
+    round_ = Round.objects.get(pk=betting_round.pk)
+    assert round_.state == "settled"
+    assert round_.settled_at is not None
+    payouts = LedgerTransaction.objects.filter(kind="payout")
+    assert payouts.count() == 2
+    assert all(b.settlement_transaction_id is not None for b in Bet.objects.filter(user=bob))
+    assert wallet_selectors.ledger_reconciliation().ok
+
+    by_group = {group: event for group, event in sent}
+    alice_event = by_group[f"user_{alice.pk}"]
+    assert alice_event["type"] == "round.settled"
+    assert alice_event["round_id"] == betting_round.pk
+    assert alice_event["total_won"] == "149.50"
+    assert alice_event["balance"] == f"{balance_of(alice):.2f}"
+    assert {b["type"]: b["payout"] for b in alice_event["bets"]}["lucky_six"] == "130.00"
+
+
+def test_a_push_returns_the_stake_and_a_player_who_lost_everything_gets_no_payout_transaction(
+    player, betting_round, place, deal, sent, django_capture_on_commit_callbacks
+):
+    alice, bob = player("alice", "100.00"), player("bob", "100.00")
+    place(alice, betting_round, ("player", "10.00"), ("banker", "10.00"), ("tie", "1.00"))
+    place(bob, betting_round, ("player_pair", "5.00"))
+    deal(betting_round, NATURAL_TIE)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        bet_services.round_settle(round_id=betting_round.pk)
+
+    assert {b.type: (b.status, b.payout) for b in Bet.objects.filter(user=alice)} == {
+        "player": ("push", Decimal("10.00")),
+        "banker": ("push", Decimal("10.00")),
+        "tie": ("won", Decimal("9.00")),
+    }
+    lost = Bet.objects.get(user=bob)
+    assert (lost.status, lost.payout, lost.settlement_transaction_id) == ("lost", Decimal("0.00"), None)
+    assert LedgerTransaction.objects.filter(kind="payout").count() == 1
+    bob_event = next(event for group, event in sent if group == f"user_{bob.pk}")
+    assert (bob_event["total_won"], bob_event["balance"]) == ("0.00", "95.00")
+    assert wallet_selectors.ledger_reconciliation().ok
+
+
+def test_settling_twice_pays_once(player, betting_round, place, deal, sent):
+    alice = player("alice", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    deal(betting_round, PLAYER_NATURAL)
+    assert bet_services.round_settle(round_id=betting_round.pk) == 1
+    assert bet_services.round_settle(round_id=betting_round.pk) == 0
+    assert balance_of(alice) == Decimal("110.00")
+    assert LedgerTransaction.objects.filter(kind="payout").count() == 1
+
+
+@pytest.mark.parametrize("state", ["betting", "closed", "dealing", "paused", "cancelled"])
+def test_a_round_that_has_no_result_is_not_settled(player, place, state):
+    from tests.factories import make_round, make_table
+
+    round_ = make_round(make_table("T"), state=state)
+    assert bet_services.round_settle(round_id=round_.pk) == 0
+    assert Round.objects.get(pk=round_.pk).state == state
+
+
+def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player(
+    player, betting_round, place, sent, django_capture_on_commit_callbacks, monkeypatch
+):
+    from tables import events
+
+    table_events = []
+    monkeypatch.setattr(events, "table_event", lambda table_id, event: table_events.append((table_id, event)))
+    alice, bob = player("alice", "100.00"), player("bob", "50.00")
+    place(alice, betting_round, ("player", "10.00"), ("tie", "2.00"))
+    place(alice, betting_round, ("banker", "3.00"))
+    place(bob, betting_round, ("banker", "50.00"))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert bet_services.round_cancel(round_id=betting_round.pk, reason="scanner fault") == 4
+    assert bet_services.round_cancel(round_id=betting_round.pk, reason="again") == 0
+
+    assert balance_of(alice) == Decimal("100.00")
+    assert balance_of(bob) == Decimal("50.00")
+    assert set(Bet.objects.values_list("status", flat=True)) == {"refunded"}
+    assert all(b.payout == b.amount for b in Bet.objects.all())
+    assert LedgerTransaction.objects.filter(kind="refund").count() == 2
+    round_ = Round.objects.get(pk=betting_round.pk)
+    assert (round_.state, round_.reason) == ("cancelled", "scanner fault")
+    assert round_.cancelled_at is not None
+    assert table_events == [
+        (betting_round.table_id, {"type": "round.cancelled", "round_id": betting_round.pk, "reason": "scanner fault"})
+    ]
+    alice_event = next(event for group, event in sent if group == f"user_{alice.pk}")
+    assert {b["status"] for b in alice_event["bets"]} == {"refunded"}
+    assert alice_event["balance"] == "100.00"
+    assert wallet_selectors.ledger_reconciliation().ok
+
+
+def test_a_settled_round_cannot_be_cancelled_and_a_cancelled_one_cannot_be_settled(
+    player, betting_round, place, deal, sent
+):
+    alice = player("alice", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    deal(betting_round, PLAYER_NATURAL)
+    bet_services.round_settle(round_id=betting_round.pk)
+    assert bet_services.round_cancel(round_id=betting_round.pk, reason="late") == 0
+    assert balance_of(alice) == Decimal("110.00")
+
+    from tests.factories import make_round
+
+    Round.objects.filter(pk=betting_round.pk).update(state="settled")
+    second = make_round(betting_round.table, number=2)
+    place(alice, second, ("player", "10.00"))
+    assert bet_services.round_cancel(round_id=second.pk, reason="fault") == 1
+    Round.objects.filter(pk=second.pk).update(cards=[])
+    assert bet_services.round_settle(round_id=second.pk) == 0
+    assert balance_of(alice) == Decimal("110.00")
+
+
+@pytest.mark.parametrize("state", ["closed", "dealing", "result", "paused"])
+def test_any_live_round_can_be_cancelled_and_refunded(player, betting_round, place, state):
+    alice = player("alice", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    Round.objects.filter(pk=betting_round.pk).update(state=state)
+    assert bet_services.round_cancel(round_id=betting_round.pk, reason="fault") == 1
+    assert balance_of(alice) == Decimal("100.00")
+
+
+def test_a_connected_player_hears_round_settled_on_the_real_channel_layer(
+    player, betting_round, place, deal, django_capture_on_commit_callbacks
+):
+    import asyncio
+
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    alice, bob = player("alice", "100.00"), player("bob", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    place(bob, betting_round, ("banker", "10.00"))  # bob has no socket: nothing is sent for him
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(f"user_{alice.pk}", channel)
+    deal(betting_round, PLAYER_NATURAL)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        bet_services.round_settle(round_id=betting_round.pk)
+
+    async def receive() -> dict:
+        return await asyncio.wait_for(layer.receive(channel), timeout=5)
+
+    event = async_to_sync(receive)()
+    assert (event["type"], event["round_id"], event["total_won"], event["balance"]) == (
+        "round.settled",
+        betting_round.pk,
+        "20.00",
+        "110.00",
+    )
