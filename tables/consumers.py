@@ -1,0 +1,387 @@
+"""WebSocket consumer for ``ws/tables/<id>/`` (API.md, "WebSocket").
+
+Anyone may watch: every socket gets the events of group ``table_<id>``; a
+signed-in player's socket also joins ``user_<id>`` for personal events
+(``round.settled``, balance). Client frames: ``snapshot``, ``ping``, ``place_bets``. A bad frame
+(not JSON, not an object, unknown type, too big) gets an ``error`` frame; a
+flood gets ``rate_limited`` errors and then the socket is closed. Nothing a
+client sends can crash the consumer.
+
+Fan-out: a table's group may hold thousands of sockets. Rather than every
+socket being its own member of ``table_<id>`` (one channel-layer receive, one
+JSON encoding and one wake-up per socket per event), each process joins the
+group once through a :class:`TableHub`, which encodes each event once and
+writes it to every local socket of that table. Personal events still reach a
+player's own socket through ``user_<id>``. Group events never touch the
+database or a thread; only snapshots and bets go through
+``database_sync_to_async`` to a selector/service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import weakref
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+from baccarat_site.errors import DomainError
+from tables.events import table_group, user_group
+from tables.selectors.tables import player_snapshot, server_time, table_exists, table_snapshot
+
+logger = logging.getLogger(__name__)
+
+MAX_FRAME_CHARS = 8192
+RATE_PER_SECOND = 10.0
+RATE_BURST = 20.0
+MAX_REFUSED_BEFORE_CLOSE = 20
+CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_BIG = 1009
+CLOSE_FLOOD = 4429
+
+# Group event types forwarded to the browser as they are (API.md, server → client).
+TABLE_EVENTS = frozenset(
+    {
+        "round.opened",
+        "round.closed",
+        "bets.totals",
+        "card.dealt",
+        "round.result",
+        "round.cancelled",
+        "table.paused",
+        "table.resumed",
+        "shoe.shuffled",
+    }
+)
+# A cached snapshot is also dropped after this long, whatever happened (an operator's edit sends no event).
+SNAPSHOT_TTL = 2.0
+# How often a hub that is being stopped is cancelled again (see TableHub.stop).
+STOP_RETRY_SECONDS = 0.5
+# Sockets handed a frame before the hub lets the event loop write them out.
+DELIVERY_BATCH = 64
+# An alias with no layer configured: get_channel_layer() gives None, so Channels opens no channel.
+WATCHER_LAYER_ALIAS = "tables.watcher-without-channel"
+# Personal events arrive on user_<id>; a player at two tables gets each table's own only.
+PERSONAL_EVENTS = frozenset({"round.settled", "round.refunded", "balance", "balance.changed", "wallet.balance"})
+
+
+def _rejoin_seconds() -> float:
+    expiry = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("group_expiry", 86400)
+    return max(60.0, expiry / 2)
+
+
+class TableHub:
+    """This process's single member of ``table_<id>``: receives each table event once, encodes it once and
+    writes it to every local socket watching the table. Created by the first socket, gone with the last.
+    If its channel-layer connection fails, it closes its sockets (1011) so browsers reconnect and resync."""
+
+    _hubs: dict[tuple[int, int, int], TableHub] = {}
+
+    def __init__(self, table_id: int, layer: Any) -> None:
+        self.table_id, self.layer = table_id, layer
+        self.loop = asyncio.get_running_loop()
+        self.sockets: weakref.WeakSet[TableConsumer] = weakref.WeakSet()
+        self.ready = asyncio.Event()
+        self.idle = asyncio.Event()  # clear while an event is being written out
+        self.idle.set()
+        # Every table event bumps the version; a snapshot read at version v is good while it is still v.
+        self.version = 0
+        self._snapshot: tuple[int, float, dict[str, Any]] | None = None
+        self._reading: tuple[int, asyncio.Future] | None = None
+        self.task = asyncio.ensure_future(self._run())
+
+    async def snapshot(self) -> dict[str, Any]:
+        """The table's public snapshot, read once per table event per process (not once per socket: a
+        restarted server's thousands of reconnecting browsers must not each query the database)."""
+        cached = self._snapshot
+        if cached is not None and cached[0] == self.version and time.monotonic() - cached[1] < SNAPSHOT_TTL:
+            return cached[2]
+        if self._reading is None or self._reading[0] != self.version:
+            version = self.version
+            read = asyncio.ensure_future(database_sync_to_async(table_snapshot)(self.table_id))
+            self._reading = (version, read)
+            read.add_done_callback(lambda done: self._keep(version, done))
+        return await asyncio.shield(self._reading[1])
+
+    def _keep(self, version: int, done: asyncio.Future) -> None:
+        if self._reading is not None and self._reading[1] is done:
+            self._reading = None
+        if not done.cancelled() and done.exception() is None and version == self.version:
+            self._snapshot = (version, time.monotonic(), done.result())
+
+    @staticmethod
+    def _key(consumer: TableConsumer) -> tuple[int, int, int]:
+        return (id(asyncio.get_running_loop()), id(get_channel_layer()), consumer.table_id)
+
+    @classmethod
+    async def join(cls, consumer: TableConsumer) -> None:
+        key = cls._key(consumer)
+        hub = cls._hubs.get(key)
+        stale = hub is None or hub.task.done() or hub.loop is not asyncio.get_running_loop()
+        if stale or hub.layer is not get_channel_layer():
+            hub = cls._hubs[key] = cls(consumer.table_id, get_channel_layer())
+        hub.sockets.add(consumer)
+        await hub.ready.wait()
+        if hub.task.done():
+            raise ConnectionError(f"table {consumer.table_id}: cannot subscribe to the table's events")
+
+    @classmethod
+    def of(cls, consumer: TableConsumer) -> TableHub:
+        return cls._hubs[cls._key(consumer)]
+
+    @classmethod
+    def find(cls, consumer: TableConsumer) -> TableHub | None:
+        return cls._hubs.get(cls._key(consumer))
+
+    @classmethod
+    def leave(cls, consumer: TableConsumer) -> None:
+        key = cls._key(consumer)
+        hub = cls._hubs.get(key)
+        if hub is None:
+            return
+        hub.sockets.discard(consumer)
+        if not hub.sockets:
+            del cls._hubs[key]
+            hub.stop()
+
+    def stop(self) -> None:
+        """End the hub. Python 3.11's ``wait_for`` (which redis-py wraps around every command) can swallow a
+        cancellation that races a completed send, leaving the task reading on: cancel again until it ends."""
+        if not self.task.done():
+            self.task.cancel()
+            self.loop.call_later(STOP_RETRY_SECONDS, self.stop)
+
+    async def _run(self) -> None:
+        group = table_group(self.table_id)
+        channel = await self.layer.new_channel()
+        keepalive: asyncio.Task | None = None
+        try:
+            await self.layer.group_add(group, channel)
+            keepalive = asyncio.ensure_future(self._keep_membership(group, channel))
+            self.ready.set()
+            while True:
+                await self.deliver(await self.layer.receive(channel))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("table %s: the event hub failed; closing its sockets so they reconnect", self.table_id)
+            for consumer in list(self.sockets):
+                with contextlib.suppress(Exception):
+                    await consumer.close(code=1011)
+        finally:
+            self.ready.set()
+            if keepalive is not None:
+                keepalive.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.layer.group_discard(group, channel))
+
+    async def _keep_membership(self, group: str, channel: str) -> None:
+        """channels_redis forgets group members after ``group_expiry``: rejoin well before."""
+        while True:
+            await asyncio.sleep(_rejoin_seconds())
+            with contextlib.suppress(Exception):
+                await self.layer.group_add(group, channel)
+
+    async def deliver(self, message: dict[str, Any]) -> None:
+        if message.get("type") not in TABLE_EVENTS:
+            return
+        self.version += 1
+        self._snapshot = None
+        frame = {"type": "websocket.send", "text": json.dumps(_clean(message))}
+        self.idle.clear()
+        try:
+            for index, consumer in enumerate(list(self.sockets), start=1):
+                try:
+                    await consumer.base_send(frame)
+                except Exception:  # one broken socket must not starve the others
+                    logger.warning("table %s: a frame could not be written to a socket", self.table_id, exc_info=True)
+                if index % DELIVERY_BATCH == 0:
+                    # Twisted only writes to the sockets when the loop turns: let the first ones go out now.
+                    await asyncio.sleep(0)
+        finally:
+            self.idle.set()
+
+
+def _clean(message: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in message.items() if not key.startswith("__")}
+
+
+class TableConsumer(AsyncJsonWebsocketConsumer):
+    table_id: int
+    user: Any = None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        user = scope.get("user")
+        if user is None or not user.is_authenticated:
+            # A watcher gets table events from the process's TableHub only: no channel of its own
+            # (no channel-layer receive per anonymous socket; the memory and wake-ups go with it).
+            self.channel_layer_alias = WATCHER_LAYER_ALIAS
+        await super().__call__(scope, receive, send)
+
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        if not await database_sync_to_async(table_exists)(self.table_id):
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        user = self.scope.get("user")
+        self.user = user if user is not None and user.is_authenticated else None
+        # Table events come through this process's TableHub; only personal ones through our own channel.
+        self.groups = [user_group(self.user.pk)] if self.user is not None else []
+        self._tokens = RATE_BURST
+        self._stamp = time.monotonic()
+        self._refused = 0
+        self._joined = False
+        await self.accept()
+        await TableHub.join(self)
+        self._joined = True
+        for group in self.groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        if self.groups:  # channels_redis forgets group members after group_expiry: rejoin well before
+            self._rejoin = asyncio.get_running_loop().call_later(_rejoin_seconds(), self._schedule_rejoin)
+        await self.send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        rejoin = getattr(self, "_rejoin", None)
+        if rejoin is not None:
+            rejoin.cancel()
+        if getattr(self, "_joined", False):
+            TableHub.leave(self)
+
+    # ── group events → frames ───────────────────────────────────────────────
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind in TABLE_EVENTS or kind in PERSONAL_EVENTS:
+            await self.forward(message)
+            return
+        await super().dispatch(message)
+
+    async def forward(self, message: dict[str, Any]) -> None:
+        if message["type"] in PERSONAL_EVENTS:
+            if message.get("table_id", self.table_id) != self.table_id:
+                return
+            # The table event sent before it (round.result before round.settled) may still be being written
+            # to this process's sockets: let it reach this one first.
+            hub = TableHub.find(self)
+            if hub is not None:
+                await hub.idle.wait()
+        await self.send_json(_clean(message))
+
+    # Named handlers too, as Channels would look them up (dispatch short-circuits to forward()).
+    async def round_opened(self, message: dict[str, Any]) -> None:
+        await self.forward(message)
+
+    round_closed = bets_totals = card_dealt = round_result = round_opened
+    round_settled = round_cancelled = table_paused = table_resumed = shoe_shuffled = round_opened
+
+    # ── client frames ───────────────────────────────────────────────────────
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        if not self._take_token():
+            self._refused += 1
+            if self._refused > MAX_REFUSED_BEFORE_CLOSE:
+                await self.close(code=CLOSE_FLOOD)
+            elif self._refused == 1 or self._refused % 5 == 0:
+                await self.send_error("rate_limited", "Too many messages; slow down.")
+            return
+        self._refused = 0
+        if text_data is None:
+            await self.send_error("invalid_frame", "Frames must be JSON text.")
+            return
+        if len(text_data) > MAX_FRAME_CHARS:
+            await self.send_error("frame_too_large", f"Frames are limited to {MAX_FRAME_CHARS} characters.")
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_error("invalid_json", "The frame is not valid JSON.")
+            return
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            await self.send_error("invalid_frame", 'A frame is a JSON object with a "type".')
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        kind = content["type"]
+        if kind == "ping":
+            await self.send_json({"type": "pong", "server_time": server_time()})
+        elif kind == "snapshot":
+            await self.send_snapshot()
+        elif kind == "place_bets":
+            await self.place_bets(content)
+        else:
+            await self.send_error("unknown_type", f"Unknown frame type {kind[:40]!r}.")
+
+    async def send_snapshot(self) -> None:
+        try:
+            snapshot = dict(await TableHub.of(self).snapshot())
+            if self.user is not None:
+                snapshot.update(await database_sync_to_async(player_snapshot)(self.user, snapshot))
+        except DomainError as error:
+            await self.send_error(error.code, error.detail)
+            return
+        snapshot["server_time"] = server_time()
+        await self.send_json(snapshot)
+
+    async def place_bets(self, content: dict[str, Any]) -> None:
+        if self.user is None:
+            await self.send_error("not_authenticated", "Sign in to place bets.")
+            return
+        round_id, bets, key = content.get("round_id"), content.get("bets"), content.get("idempotency_key")
+        mode = content.get("mode", "traditional")
+        if isinstance(round_id, bool) or not isinstance(round_id, int):
+            await self.send_error("invalid_request", "round_id must be an integer.")
+            return
+        if not isinstance(bets, list) or not all(isinstance(b, dict) for b in bets):
+            await self.send_error("invalid_request", "bets must be a list of {type, amount}.")
+            return
+        if not isinstance(key, str) or not 0 < len(key) <= 100:
+            await self.send_error("invalid_request", "idempotency_key must be a string of 1–100 characters.")
+            return
+        if not isinstance(mode, str):
+            await self.send_error("invalid_mode", "mode must be traditional or no_commission.")
+            return
+        from tables.services.bets import bet_place
+
+        try:
+            result = await database_sync_to_async(bet_place)(
+                user=self.user, round_id=round_id, mode=mode, bets=bets, idempotency_key=key
+            )
+        except DomainError as error:
+            await self.send_error(error.code, error.detail)
+            return
+        except Exception:
+            logger.exception("place_bets failed for user %s round %s", self.user.pk, round_id)
+            await self.send_error("server_error", "The bets could not be placed; nothing was changed.")
+            return
+        await self.send_json({"type": "bets.confirmed", "round_id": round_id, "idempotency_key": key, **result})
+
+    async def send_error(self, code: str, detail: str) -> None:
+        await self.send_json({"type": "error", "code": code, "detail": detail})
+
+    # ── plumbing ────────────────────────────────────────────────────────────
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(RATE_BURST, self._tokens + (now - self._stamp) * RATE_PER_SECOND)
+        self._stamp = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    def _schedule_rejoin(self) -> None:
+        self._rejoin_task = asyncio.ensure_future(self._rejoin_groups())
+        self._rejoin = asyncio.get_running_loop().call_later(_rejoin_seconds(), self._schedule_rejoin)
+
+    async def _rejoin_groups(self) -> None:
+        for group in self.groups:
+            await self.channel_layer.group_add(group, self.channel_name)

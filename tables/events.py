@@ -1,0 +1,116 @@
+"""Events to browsers: sent to Channels groups only after the transaction commits.
+
+A group message's ``type`` is the API.md event type (``round.opened`` …); the
+consumer's handler of the same name (``round_opened``) forwards it as a frame.
+Table events go to ``table_<id>``, personal ones (``round.settled``, balance) to
+``user_<id>``.
+
+``bets.totals`` is throttled per round: the first change after a quiet period
+is broadcast at once (leading edge), later ones within ``TOTALS_INTERVAL`` only
+mark the round dirty, and the ticker (``tables.tasks.tables_advance``) flushes
+dirty rounds (trailing edge). So a table sees at most a few totals a second
+and the last change is never lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+TOTALS_INTERVAL_MS = 250
+DIRTY_TTL_SECONDS = 3600
+
+_redis_clients: dict[str, Any] = {}
+
+
+def table_group(table_id: int) -> str:
+    return f"table_{table_id}"
+
+
+def user_group(user_id: int) -> str:
+    return f"user_{user_id}"
+
+
+def send_now(group: str, event: dict[str, Any]) -> None:
+    """Send ``event`` (a dict with ``type``) to ``group`` immediately."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(group, event)
+
+
+def send_on_commit(group: str, event: dict[str, Any]) -> None:
+    """Send ``event`` to ``group`` once the surrounding transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send_now(group, event))
+
+
+def table_event(table_id: int, event: dict[str, Any]) -> None:
+    send_on_commit(table_group(table_id), event)
+
+
+def user_event(user_id: int, event: dict[str, Any]) -> None:
+    send_on_commit(user_group(user_id), event)
+
+
+# ── bets.totals, throttled ──────────────────────────────────────────────────
+
+
+def _redis() -> Any:
+    import redis
+
+    url = settings.REDIS_URL
+    client = _redis_clients.get(url)
+    if client is None:
+        client = _redis_clients[url] = redis.Redis.from_url(url)
+    return client
+
+
+def _key(name: str) -> str:
+    # The channel-layer prefix keeps test runs and deployments sharing one Redis apart.
+    prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
+    return f"{prefix}:tables:{name}"
+
+
+def bets_totals_send(*, table_id: int, round_id: int) -> None:
+    """Read the round's totals now and broadcast ``bets.totals`` to the table."""
+    from tables.selectors.tables import round_bet_totals
+
+    send_now(
+        table_group(table_id),
+        {"type": "bets.totals", "table_id": table_id, "round_id": round_id} | round_bet_totals(round_id),
+    )
+
+
+def _bets_changed_now(table_id: int, round_id: int) -> None:
+    client = _redis()
+    member = f"{table_id}:{round_id}"
+    try:
+        leading = client.set(_key(f"totals-throttle:{round_id}"), 1, nx=True, px=TOTALS_INTERVAL_MS)
+        if not leading:
+            client.sadd(_key("totals-dirty"), member)
+            client.expire(_key("totals-dirty"), DIRTY_TTL_SECONDS)
+            return
+    except Exception:  # Redis down: never fail a bet over a display; send unthrottled.
+        logger.warning("bets.totals throttle unavailable; sending unthrottled", exc_info=True)
+    bets_totals_send(table_id=table_id, round_id=round_id)
+
+
+def bets_changed(*, table_id: int, round_id: int) -> None:
+    """Bets on ``round_id`` changed (called by ``bet_place``): broadcast ``bets.totals`` after commit, throttled."""
+    transaction.on_commit(lambda: _bets_changed_now(table_id, round_id))
+
+
+def bets_totals_flush() -> int:
+    """Trailing edge: broadcast the totals of every round marked dirty since the last flush. Returns how many."""
+    client = _redis()
+    members = client.spop(_key("totals-dirty"), 1000) or []
+    for member in members:
+        table_id, round_id = (int(part) for part in member.decode().split(":"))
+        bets_totals_send(table_id=table_id, round_id=round_id)
+    return len(members)

@@ -1,0 +1,27 @@
+"""Operator: cancel a live round and refund every stake."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from tables.models import Round
+from tables.services.rounds import round_void
+
+
+class Command(BaseCommand):
+    help = "Cancel a round that has not been settled and refund every bet on it; the table goes on (if open)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("round_id", type=int)
+        parser.add_argument("--reason", default="Cancelled by the operator")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        round_ = Round.objects.filter(pk=options["round_id"]).first()
+        if round_ is None:
+            raise CommandError(f"There is no round {options['round_id']}.")
+        if round_.state in Round.FINAL_STATES:
+            raise CommandError(f"round {round_.pk} is already {round_.state}")
+        refunded = round_void(round_id=round_.pk, reason=options["reason"])
+        self.stdout.write(self.style.SUCCESS(f"round {round_.pk} cancelled; {refunded} bet(s) refunded"))

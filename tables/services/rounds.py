@@ -1,0 +1,547 @@
+"""The round state machine, shoes included. Every transition is a compare-and-set.
+
+One table, one live round at a time::
+
+    (no live round) ──open──▶ betting ──close──▶ closed ──start──▶ dealing ──card…──▶ result ──settle──▶ settled
+         ▲                                                              │                                  │
+         └────────────── after result_seconds (new shoe first when the cut card came out) ◀────────────────┘
+
+    betting/closed ──fault or operator pause──▶ cancelled (every stake refunded), table paused
+    dealing/result ──fault or operator pause──▶ paused ──resume──▶ back where it was (from the persisted cards)
+                                                 paused ──operator cancel──▶ cancelled (refunded)
+
+Deadlines live in PostgreSQL (``Table.next_action_at``), not in the scheduler:
+``table_advance`` does at most one *due* step for one table, inside a
+transaction holding the table's row lock (``SKIP LOCKED``: a concurrent
+advance of the same table returns at once). Each step is a guarded
+``filter(pk=…, state=…).update(…)`` with a row-count check, so a duplicate
+beat tick, a late tick, a retried task or a restarted worker repeats nothing.
+
+Cards: the next card is always the next card of the persisted shoe state
+(its order comes from the shoe's secret seed), appended to ``Round.cards``
+and saved with the advanced shoe state in one transaction; ``card.dealt`` is
+announced only after that commit. A worker killed at any point therefore
+resumes with exactly the same cards.
+
+Faults: an unexpected exception in a step pauses the table. A round that had
+not started dealing is cancelled and refunded; a round that had is paused and
+waits for the operator (``table_resume`` continues from the persisted cards,
+``round_void`` cancels and refunds). Database outages (``OperationalError``)
+are not faults: nothing was committed, the next tick simply tries again.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from itertools import chain
+from typing import Any
+
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from tables.events import table_event
+from tables.models import Round, Shoe, Table
+from tables.selectors.tables import (
+    cards_with_totals,
+    iso,
+    previous_shoe_info,
+    round_bet_types,
+    shoe_roads,
+)
+
+logger = logging.getLogger(__name__)
+
+LIVE = ~Q(state__in=Round.FINAL_STATES)
+BEFORE_DEALING = (Round.State.BETTING, Round.State.CLOSED)
+DEALT = (Round.State.DEALING, Round.State.RESULT)
+# pg_try_advisory_lock(namespace, table_id): one runner per table across every worker.
+ADVISORY_NAMESPACE = 0x42AC
+MAX_STEPS_PER_RUN = 20
+MAX_ROUND_CARDS = 6
+
+
+class ShoeFault(Exception):
+    """The shoe disagrees with what was persisted: never guess a card, pause instead."""
+
+
+# ── helpers ─────────────────────────────────────────────────────────────────
+
+
+def _set_next(table_id: int, when: datetime | None) -> None:
+    Table.objects.filter(pk=table_id).update(next_action_at=when)
+
+
+def _to_ms(when: datetime) -> datetime:
+    """Whole milliseconds, as the API shows times: what a browser counts down to is exactly what is stored."""
+    return when.replace(microsecond=when.microsecond - when.microsecond % 1000)
+
+
+def _engine() -> Any:
+    import tables.engine as engine
+
+    return engine
+
+
+def _live_round(table_id: int, *, lock: bool = False) -> Round | None:
+    rounds = Round.objects.filter(LIVE, table_id=table_id)
+    if lock:
+        rounds = rounds.select_for_update(of=("self",))
+    return rounds.first()
+
+
+# ── transitions (each one compare-and-set; a repeat returns None/False) ────
+
+
+@transaction.atomic
+def shoe_replace(*, table_id: int, now: datetime | None = None) -> Shoe | None:
+    """Finish the table's active shoe (revealing its seed) and shuffle a new one: new seed, commitment, burn.
+
+    Only when there is no live round and the active shoe is missing or has shown its cut card.
+    """
+    engine = _engine()
+    now = now or timezone.now()
+    table = Table.objects.select_related("variant").get(pk=table_id)
+    if Round.objects.filter(LIVE, table_id=table_id).exists():
+        return None
+    old = Shoe.objects.filter(table_id=table_id, finished_at__isnull=True).first()
+    if old is not None:
+        if not engine.ShoeState.from_dict(old.state).is_last_round:
+            return None
+        if Shoe.objects.filter(pk=old.pk, finished_at__isnull=True).update(finished_at=now) != 1:
+            return None
+    variant = table.variant
+    number = (Shoe.objects.filter(table_id=table_id).aggregate(n=Max("number"))["n"] or 0) + 1
+    seed = engine.new_server_seed()
+    state = engine.new_shoe(variant.decks, seed_hex=seed, cut_range=(variant.cut_min, variant.cut_max))
+    try:
+        with transaction.atomic():
+            shoe = Shoe.objects.create(
+                table_id=table_id,
+                number=number,
+                state=state.to_dict(),
+                server_seed=seed,
+                commitment=engine.commitment(seed),
+                burn_card=str(state.burn_card),
+                burn_count=state.burn_count,
+            )
+    except IntegrityError:  # another runner shuffled first
+        transaction.set_rollback(True)
+        return None
+    _set_next(table_id, now)
+    previous = previous_shoe_info(table_id, number)
+    table_event(
+        table_id,
+        {
+            "type": "shoe.shuffled",
+            "table_id": table_id,
+            "shoe_number": shoe.number,
+            "burn_card": shoe.burn_card,
+            "burn_count": shoe.burn_count,
+            "commitment": shoe.commitment,
+            "cards_left": state.cards_left,
+            "previous_shoe": previous,
+            "previous_seed": previous["server_seed"] if previous else None,
+        },
+    )
+    return shoe
+
+
+@transaction.atomic
+def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
+    """Open the next round's betting window in the active shoe (none while another round is live)."""
+    engine = _engine()
+    now = _to_ms(now or timezone.now())
+    table = Table.objects.select_related("variant").get(pk=table_id)
+    if table.status != Table.Status.OPEN or Round.objects.filter(LIVE, table_id=table_id).exists():
+        return None
+    shoe = Shoe.objects.filter(table_id=table_id, finished_at__isnull=True).first()
+    if shoe is None or engine.ShoeState.from_dict(shoe.state).is_last_round:
+        return None
+    number = (shoe.rounds.aggregate(n=Max("number"))["n"] or 0) + 1
+    try:
+        with transaction.atomic():
+            round_ = Round.objects.create(
+                table=table,
+                shoe=shoe,
+                number=number,
+                state=Round.State.BETTING,
+                opens_at=now,
+                closes_at=now + timedelta(seconds=table.betting_seconds),
+            )
+    except IntegrityError:  # one live round per table / one number per shoe: another runner opened it
+        transaction.set_rollback(True)
+        return None
+    _set_next(table_id, round_.closes_at)
+    table_event(
+        table_id,
+        {
+            "type": "round.opened",
+            "table_id": table_id,
+            "round_id": round_.pk,
+            "number": round_.number,
+            "shoe_number": shoe.number,
+            "opens_at": iso(round_.opens_at),
+            "closes_at": iso(round_.closes_at),
+            "betting_seconds": table.betting_seconds,
+            "server_time": iso(now),
+            "bet_types": round_bet_types(round_),
+        },
+    )
+    return round_
+
+
+@transaction.atomic
+def round_close(*, round_id: int, now: datetime | None = None) -> bool:
+    """betting → closed, once ``closes_at`` has passed: no more bets."""
+    now = now or timezone.now()
+    updated = Round.objects.filter(pk=round_id, state=Round.State.BETTING, closes_at__lte=now).update(
+        state=Round.State.CLOSED, closed_at=now
+    )
+    if updated != 1:
+        return False
+    round_ = Round.objects.get(pk=round_id)
+    _set_next(round_.table_id, now)
+    table_event(
+        round_.table_id,
+        {
+            "type": "round.closed",
+            "table_id": round_.table_id,
+            "round_id": round_id,
+            "number": round_.number,
+            "closed_at": iso(now),
+        },
+    )
+    return True
+
+
+@transaction.atomic
+def round_start_dealing(*, round_id: int, now: datetime | None = None) -> bool:
+    """closed → dealing. The shoe must be readable first: a fault here is still before dealing."""
+    now = now or timezone.now()
+    round_ = Round.objects.select_related("shoe").get(pk=round_id)
+    _engine().ShoeState.from_dict(round_.shoe.state)
+    updated = Round.objects.filter(pk=round_id, state=Round.State.CLOSED).update(
+        state=Round.State.DEALING, dealing_started_at=now
+    )
+    if updated != 1:
+        return False
+    _set_next(round_.table_id, now)
+    return True
+
+
+def _deal_plan(round_: Round, upcoming: list[Any]) -> tuple[Any, list[tuple[str, Any]]]:
+    """(the whole round's result, its cards in deal order), from the cards already dealt and the next cards of
+    the persisted shoe (``upcoming``: at most the six a round can need), so nothing is ever guessed."""
+    engine = _engine()
+    dealt = [engine.Card.parse(c["card"]) for c in round_.cards]
+    result = engine.deal_round(chain(dealt, upcoming))
+    order = result.cards_in_deal_order()
+    for (hand, card), stored in zip(order, round_.cards, strict=False):
+        if hand != stored["hand"] or str(card) != stored["card"]:
+            raise ShoeFault(f"round {round_.pk}: stored cards do not follow the rules of the deal")
+    return result, order
+
+
+def _upcoming(state: Any) -> list[Any]:
+    return state.cards[state.position : state.position + MAX_ROUND_CARDS]
+
+
+@transaction.atomic
+def round_deal_card(*, round_id: int, position: int, now: datetime | None = None) -> dict[str, Any] | None:
+    """Deal card number ``position`` (1-based, deal order) of a dealing round, if it is the next one and needed.
+
+    The card is the next of the persisted shoe; it is saved on the round and the shoe state advanced in this
+    transaction; ``card.dealt`` goes out after commit. Returns the card entry, or None (already dealt,
+    not dealing, or the hand is complete).
+    """
+    now = now or timezone.now()
+    round_ = Round.objects.select_related("table").get(pk=round_id)
+    if round_.state != Round.State.DEALING or len(round_.cards) != position - 1:
+        return None
+    shoe = Shoe.objects.select_for_update().get(pk=round_.shoe_id)
+    state = _engine().ShoeState.from_dict(shoe.state)
+    _result, order = _deal_plan(round_, _upcoming(state))
+    if len(order) < position:
+        return None
+    hand, expected = order[position - 1]
+    state.round_number = round_.number
+    card = state.draw()
+    if str(card) != str(expected):
+        raise ShoeFault(f"round {round_id}: shoe drew {card}, the deal expected {expected}")
+    entry = {"hand": hand, "card": str(card), "position": position}
+    cards = [*round_.cards, entry]
+    updated = Round.objects.filter(pk=round_id, state=Round.State.DEALING, cards=round_.cards).update(
+        cards=cards, is_last_of_shoe=round_.is_last_of_shoe or state.is_last_round
+    )
+    if updated != 1:
+        return None
+    if Shoe.objects.filter(pk=shoe.pk, state=shoe.state).update(state=state.to_dict()) != 1:
+        transaction.set_rollback(True)
+        return None
+    _set_next(round_.table_id, now + timedelta(milliseconds=round_.table.deal_interval_ms))
+    totals = cards_with_totals(cards)[-1]["totals"]
+    table_event(
+        round_.table_id,
+        {
+            "type": "card.dealt",
+            "table_id": round_.table_id,
+            "round_id": round_id,
+            "number": round_.number,
+            "hand": hand,
+            "card": str(card),
+            "position": position,
+            "totals": totals,
+            "player_total": totals["player"],
+            "banker_total": totals["banker"],
+        },
+    )
+    return entry
+
+
+@transaction.atomic
+def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
+    """dealing → result once every card the rules call for is dealt: totals, winner, flags, roads."""
+    now = now or timezone.now()
+    round_ = Round.objects.select_related("shoe").get(pk=round_id)
+    if round_.state != Round.State.DEALING:
+        return False
+    result, order = _deal_plan(round_, _upcoming(_engine().ShoeState.from_dict(round_.shoe.state)))
+    if len(order) != len(round_.cards):
+        return False
+    updated = Round.objects.filter(pk=round_id, state=Round.State.DEALING, cards=round_.cards).update(
+        state=Round.State.RESULT,
+        result_at=now,
+        player_total=result.player_total,
+        banker_total=result.banker_total,
+        winner=result.winner,
+        flags=result.flags(),
+    )
+    if updated != 1:
+        return False
+    _set_next(round_.table_id, now)
+    table_event(
+        round_.table_id,
+        {
+            "type": "round.result",
+            "table_id": round_.table_id,
+            "round_id": round_id,
+            "number": round_.number,
+            "shoe_number": round_.shoe.number,
+            "cards": cards_with_totals(round_.cards),
+            "player_cards": [str(c) for c in result.player_cards],
+            "banker_cards": [str(c) for c in result.banker_cards],
+            "player_total": result.player_total,
+            "banker_total": result.banker_total,
+            "winner": result.winner,
+            "flags": result.flags(),
+            "is_last_of_shoe": round_.is_last_of_shoe,
+            "roads": shoe_roads(round_.shoe_id),
+            "result_at": iso(now),
+        },
+    )
+    return True
+
+
+@transaction.atomic
+def round_finish(*, round_id: int, now: datetime | None = None) -> bool:
+    """result → settled through ``tables.services.bets.round_settle`` (pays, tells each player); then the
+    table waits ``result_seconds`` before the next round."""
+    from tables.services.bets import round_settle
+
+    now = now or timezone.now()
+    round_ = Round.objects.select_related("table").get(pk=round_id)
+    if round_.state != Round.State.RESULT:
+        return False
+    round_settle(round_id=round_id)
+    if not Round.objects.filter(pk=round_id, state=Round.State.SETTLED).exists():
+        return False
+    next_at = (round_.result_at or now) + timedelta(seconds=round_.table.result_seconds)
+    _set_next(round_.table_id, max(next_at, now))
+    return True
+
+
+# ── the ticker's entry point ────────────────────────────────────────────────
+
+
+def _step(table_id: int, now: datetime) -> str | None:
+    table = Table.objects.select_for_update(skip_locked=True).filter(pk=table_id).first()
+    if table is None or table.status == Table.Status.PAUSED:
+        return None
+    if table.next_action_at is not None and table.next_action_at > now:
+        return None
+    round_ = _live_round(table_id)
+    if round_ is None:
+        if table.status != Table.Status.OPEN:
+            _set_next(table_id, None)
+            return None
+        if round_open(table_id=table_id, now=now) is not None:
+            return "opened"
+        if shoe_replace(table_id=table_id, now=now) is not None:
+            return "shuffled"
+        return None
+    if round_.state == Round.State.BETTING:
+        if round_.closes_at > now:
+            _set_next(table_id, round_.closes_at)
+            return None
+        return "closed" if round_close(round_id=round_.pk, now=now) else None
+    if round_.state == Round.State.CLOSED:
+        return "dealing" if round_start_dealing(round_id=round_.pk, now=now) else None
+    if round_.state == Round.State.DEALING:
+        if round_deal_card(round_id=round_.pk, position=len(round_.cards) + 1, now=now) is not None:
+            return "dealt"
+        return "result" if round_reveal(round_id=round_.pk, now=now) else None
+    if round_.state == Round.State.RESULT:
+        return "settled" if round_finish(round_id=round_.pk, now=now) else None
+    return None  # paused: waits for the operator
+
+
+def table_advance(*, table_id: int, now: datetime | None = None) -> str | None:
+    """Do at most one due step for one table; return its name (``opened``, ``shuffled``, ``closed``,
+    ``dealing``, ``dealt``, ``result``, ``settled``, ``faulted``) or None when nothing was due.
+
+    Safe to call any number of times from any number of processes.
+    """
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            return _step(table_id, now)
+    except (OperationalError, InterfaceError):
+        raise  # the database, not the game: nothing committed, the next tick retries
+    except Exception as exc:
+        logger.exception("table %s: fault while advancing; pausing it", table_id)
+        table_pause(table_id=table_id, reason=f"fault: {type(exc).__name__}: {exc}"[:200], fault=True)
+        return "faulted"
+
+
+def table_run(*, table_id: int, max_steps: int = MAX_STEPS_PER_RUN) -> tuple[list[str], datetime | None]:
+    """Advance one table through every step due now; return the steps and when it is next due.
+
+    Holds a PostgreSQL advisory lock for the run, so one runner per table at a time across all workers
+    and the events of consecutive steps leave in order. Another runner holding it → ``([], None)``.
+    """
+    if not _try_lock(table_id):
+        return [], None
+    try:
+        steps: list[str] = []
+        while len(steps) < max_steps:
+            step = table_advance(table_id=table_id)
+            if step is None:
+                break
+            steps.append(step)
+            if step == "faulted":
+                break
+        next_at = Table.objects.filter(pk=table_id).values_list("next_action_at", flat=True).first()
+        return steps, next_at
+    finally:
+        _unlock(table_id)
+
+
+def _try_lock(table_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_NAMESPACE, table_id])
+        return bool(cursor.fetchone()[0])
+
+
+def _unlock(table_id: int) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_NAMESPACE, table_id])
+    except (OperationalError, InterfaceError):  # connection gone: the lock went with it
+        logger.warning("table %s: advisory unlock failed", table_id, exc_info=True)
+
+
+# ── operator (and fault) services ───────────────────────────────────────────
+
+
+@transaction.atomic
+def table_pause(*, table_id: int, reason: str, fault: bool = False) -> dict[str, Any]:
+    """Pause a table (operator, or a fault). RULES.md, "Disconnection and errors":
+
+    - a round that has not started dealing (betting/closed) is cancelled and every stake refunded;
+    - a round being dealt or awaiting settlement is paused and waits for ``table_resume`` or ``round_void``.
+
+    No new round opens while the table is paused. Returns what was done; pausing a paused table changes nothing.
+    """
+    from tables.services.bets import round_cancel
+
+    reason = reason[:200]
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if table.status == Table.Status.PAUSED:
+        return {"paused": False, "round_id": None, "round": None}
+    round_ = _live_round(table_id, lock=True)
+    outcome: str | None = None
+    if round_ is not None and round_.state in BEFORE_DEALING:
+        try:
+            with transaction.atomic():
+                round_cancel(round_id=round_.pk, reason=reason)
+            outcome = Round.State.CANCELLED
+        except Exception:  # refund failed: hold the round for the operator instead of losing it
+            logger.exception("round %s: cancel failed while pausing; pausing the round instead", round_.pk)
+    if round_ is not None and outcome is None and round_.state in (*BEFORE_DEALING, *DEALT):
+        updated = Round.objects.filter(pk=round_.pk, state=round_.state).update(
+            state=Round.State.PAUSED, paused_from=round_.state, reason=reason
+        )
+        outcome = Round.State.PAUSED if updated == 1 else None
+    Table.objects.filter(pk=table_id).exclude(status=Table.Status.PAUSED).update(
+        status=Table.Status.PAUSED, status_reason=reason, next_action_at=None
+    )
+    table_event(
+        table_id,
+        {
+            "type": "table.paused",
+            "table_id": table_id,
+            "reason": reason,
+            "by": "fault" if fault else "operator",
+            "round_id": round_.pk if round_ is not None else None,
+            "round_state": outcome,
+        },
+    )
+    return {"paused": True, "round_id": round_.pk if round_ is not None else None, "round": outcome}
+
+
+@transaction.atomic
+def table_resume(*, table_id: int, reason: str = "") -> dict[str, Any]:
+    """Resume a paused table: a paused round continues from its persisted cards, else the next round opens."""
+    now = timezone.now()
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if table.status != Table.Status.PAUSED:
+        return {"resumed": False, "round_id": None}
+    Table.objects.filter(pk=table_id, status=Table.Status.PAUSED).update(
+        status=Table.Status.OPEN, status_reason="", next_action_at=now
+    )
+    round_ = _live_round(table_id, lock=True)
+    if round_ is not None and round_.state == Round.State.PAUSED:
+        back_to = round_.paused_from if round_.paused_from in DEALT else None
+        if back_to is None:  # paused before dealing (a refund that failed): only a cancel can end it
+            Table.objects.filter(pk=table_id).update(
+                status=Table.Status.PAUSED, status_reason=round_.reason, next_action_at=None
+            )
+            return {"resumed": False, "round_id": round_.pk}
+        Round.objects.filter(pk=round_.pk, state=Round.State.PAUSED).update(state=back_to, paused_from="", reason="")
+    table_event(
+        table_id,
+        {
+            "type": "table.resumed",
+            "table_id": table_id,
+            "reason": reason,
+            "round_id": round_.pk if round_ is not None else None,
+        },
+    )
+    return {"resumed": True, "round_id": round_.pk if round_ is not None else None}
+
+
+@transaction.atomic
+def round_void(*, round_id: int, reason: str) -> int:
+    """Operator: cancel a live round and refund every stake (``tables.services.bets.round_cancel``).
+
+    Returns the number of bets refunded. An open table goes on with its next round; a paused one stays paused.
+    """
+    from tables.services.bets import round_cancel
+
+    round_ = Round.objects.get(pk=round_id)
+    Table.objects.select_for_update().get(pk=round_.table_id)
+    refunded = round_cancel(round_id=round_id, reason=reason[:200])
+    Table.objects.filter(pk=round_.table_id, status=Table.Status.OPEN).update(next_action_at=timezone.now())
+    return refunded

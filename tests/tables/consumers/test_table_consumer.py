@@ -1,0 +1,493 @@
+"""ws/tables/<id>/ through Channels' WebsocketCommunicator, on the real Redis channel layer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from baccarat_site.asgi import application
+from tables.models import Round
+from tables.routing import websocket_urlpatterns
+from tests.tables.services.rounds_kit import (
+    Clock,
+    balance_of,
+    drive,
+    drive_to_state,
+    fast_table,
+    latest_round,
+    make_player,
+    place,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROUTER = URLRouter(websocket_urlpatterns)
+
+
+def parse_time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+async def connect(table_id: int, user=None, app=ROUTER, headers=None) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(app, f"/ws/tables/{table_id}/", headers=headers or [])
+    if user is not None:
+        communicator.scope["user"] = user
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    return communicator
+
+
+async def frames_until(communicator: WebsocketCommunicator, last_type: str, timeout: float = 10) -> list[dict]:
+    frames = []
+    while True:
+        frame = await communicator.receive_json_from(timeout=timeout)
+        frames.append(frame)
+        if frame["type"] == last_type:
+            return frames
+
+
+async def error_for(communicator: WebsocketCommunicator, text: str | None = None, data: bytes | None = None) -> dict:
+    if data is not None:
+        await communicator.send_to(bytes_data=data)
+    else:
+        await communicator.send_to(text_data=text)
+    return await communicator.receive_json_from(timeout=5)
+
+
+async def test_a_watcher_gets_a_snapshot_with_server_time_on_connect():
+    table = await database_sync_to_async(fast_table)()
+    clock = Clock()
+    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
+
+    communicator = await connect(table.pk)
+    snapshot = await communicator.receive_json_from(timeout=5)
+
+    assert snapshot["type"] == "snapshot"
+    assert snapshot["table"]["id"] == table.pk
+    assert snapshot["round"]["id"] == round_.pk
+    assert snapshot["state"] == "betting"
+    assert parse_time(snapshot["closes_at"]) == round_.closes_at
+    assert abs((parse_time(snapshot["server_time"]) - datetime.now(UTC)).total_seconds()) < 2
+    assert snapshot["server_time"].endswith("Z")
+    assert len(snapshot["server_time"]) == len("2026-01-01T00:00:00.000Z")
+    assert snapshot["limits"]["player"] == {"min": "1.00", "max": "5000.00"}
+    assert snapshot["shoe"]["number"] == 1
+    assert len(snapshot["shoe"]["commitment"]) == 64
+    assert "server_seed" not in json.dumps(snapshot["shoe"])
+    assert "balance" not in snapshot
+    assert "my_bets" not in snapshot
+    await communicator.disconnect()
+
+
+async def test_a_signed_in_player_gets_balance_and_own_bets_in_the_snapshot():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "250.00")
+    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
+    await database_sync_to_async(place)(alice, round_.pk, ("player", "10.00"), ("tie", "2.50"))
+
+    communicator = await connect(table.pk, user=alice)
+    snapshot = await communicator.receive_json_from(timeout=5)
+
+    assert snapshot["balance"] == "237.50"
+    assert [(b["type"], b["amount"], b["status"]) for b in snapshot["my_bets"]] == [
+        ("player", "10.00", "open"),
+        ("tie", "2.50", "open"),
+    ]
+    assert snapshot["bets_totals"]["totals"]["player"] == {"amount": "10.00", "players": 1}
+    await communicator.disconnect()
+
+
+async def test_an_unknown_table_is_refused():
+    communicator = WebsocketCommunicator(ROUTER, "/ws/tables/987654/")
+    connected, code = await communicator.connect(timeout=5)
+    assert not connected
+    assert code == 4404
+
+
+async def test_the_real_application_signs_a_player_in_by_session_and_refuses_foreign_origins():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "75.00")
+
+    def session_cookie() -> str:
+        client = Client()
+        client.force_login(alice)
+        return client.cookies["sessionid"].value
+
+    cookie = await database_sync_to_async(session_cookie)()
+    headers = [(b"origin", b"http://testserver"), (b"cookie", f"sessionid={cookie}".encode())]
+    communicator = await connect(table.pk, app=application, headers=headers)
+    snapshot = await communicator.receive_json_from(timeout=5)
+    assert snapshot["balance"] == "75.00"
+    await communicator.disconnect()
+
+    foreign = WebsocketCommunicator(
+        application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://evil.example")]
+    )
+    connected, _ = await foreign.connect(timeout=5)
+    assert not connected
+
+
+async def test_ping_gets_a_pong_with_server_time_and_snapshot_on_request():
+    table = await database_sync_to_async(fast_table)()
+    communicator = await connect(table.pk)
+    await communicator.receive_json_from(timeout=5)
+
+    await communicator.send_json_to({"type": "ping"})
+    pong = await communicator.receive_json_from(timeout=5)
+    assert pong["type"] == "pong"
+    assert abs((parse_time(pong["server_time"]) - datetime.now(UTC)).total_seconds()) < 2
+
+    await communicator.send_json_to({"type": "snapshot"})
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "snapshot"
+    await communicator.disconnect()
+
+
+async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_personal_event():
+    table = await database_sync_to_async(fast_table)(deal_interval_ms=0)
+    alice = await database_sync_to_async(make_player)("alice", "100.00")
+    player = await connect(table.pk, user=alice)
+    watcher = await connect(table.pk)
+    assert (await player.receive_json_from(timeout=5))["type"] == "snapshot"
+    assert (await watcher.receive_json_from(timeout=5))["type"] == "snapshot"
+
+    clock = Clock()
+    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
+    await player.send_json_to(
+        {
+            "type": "place_bets",
+            "round_id": round_.pk,
+            "mode": "traditional",
+            "bets": [{"type": "banker", "amount": "20.00"}],
+            "idempotency_key": str(uuid.uuid4()),
+        }
+    )
+    before_settlement = await frames_until(player, "bets.confirmed")
+    await database_sync_to_async(drive)(
+        table, clock, lambda: Round.objects.filter(table=table, state="settled").exists(), max_steps=50
+    )
+
+    seen = before_settlement + await frames_until(player, "round.settled")
+    types = [f["type"] for f in seen if f["type"] not in {"bets.totals", "bets.confirmed"}]
+    dealt = types.count("card.dealt")
+    assert 4 <= dealt <= 6
+    assert types == [
+        "shoe.shuffled",
+        "round.opened",
+        "round.closed",
+        *["card.dealt"] * dealt,
+        "round.result",
+        "round.settled",
+    ]
+    by_type = {f["type"]: f for f in seen}
+    opened = by_type["round.opened"]
+    assert opened["round_id"] == round_.pk
+    assert opened["number"] == 1
+    assert parse_time(opened["closes_at"]) == round_.closes_at
+    assert "server_time" in opened
+    assert "banker" in opened["bet_types"]
+    assert by_type["bets.confirmed"]["bets"][0]["type"] == "banker"
+    totals = [f for f in seen if f["type"] == "bets.totals"]
+    assert totals[-1]["totals"]["banker"] == {"amount": "20.00", "players": 1}
+    assert seen.index(totals[0]) < seen.index(by_type["round.closed"])
+    cards = [f for f in seen if f["type"] == "card.dealt"]
+    assert [c["position"] for c in cards] == list(range(1, dealt + 1))
+    assert [c["hand"] for c in cards[:4]] == ["player", "banker", "player", "banker"]
+    settled_round = await database_sync_to_async(Round.objects.get)(pk=round_.pk)
+    assert [c["card"] for c in cards] == [c["card"] for c in settled_round.cards]
+    result = by_type["round.result"]
+    assert (result["player_total"], result["banker_total"], result["winner"]) == (
+        settled_round.player_total,
+        settled_round.banker_total,
+        settled_round.winner,
+    )
+    assert cards[-1]["totals"] == {"player": result["player_total"], "banker": result["banker_total"]}
+    assert "roads" in result
+    assert result["flags"]["winner"] == result["winner"]
+    personal = by_type["round.settled"]
+    assert personal["round_id"] == round_.pk
+    assert personal["balance"] == str(await database_sync_to_async(balance_of)(alice))
+
+    watched = await frames_until(watcher, "round.result")
+    assert [f["type"] for f in watched if f["type"] != "bets.totals"] == types[:-1]
+    assert await watcher.receive_nothing(timeout=0.5)
+    await player.disconnect()
+    await watcher.disconnect()
+
+
+async def test_a_player_who_disconnects_keeps_the_bet_and_sees_the_result_on_reconnect():
+    table = await database_sync_to_async(fast_table)(result_seconds=30)
+    alice = await database_sync_to_async(make_player)("alice", "100.00")
+    clock = Clock()
+    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
+    communicator = await connect(table.pk, user=alice)
+    await communicator.receive_json_from(timeout=5)
+    await communicator.send_json_to(
+        {
+            "type": "place_bets",
+            "round_id": round_.pk,
+            "mode": "no_commission",
+            "bets": [{"type": "banker", "amount": "10.00"}],
+            "idempotency_key": "k-1",
+        }
+    )
+    confirmed = await frames_until(communicator, "bets.confirmed")
+    await communicator.disconnect()
+
+    await database_sync_to_async(drive_to_state)(table, clock, "settled")
+
+    back = await connect(table.pk, user=alice)
+    snapshot = await back.receive_json_from(timeout=5)
+    assert snapshot["round"]["id"] == round_.pk
+    assert snapshot["round"]["state"] == "settled"
+    assert snapshot["round"]["winner"] in {"player", "banker", "tie"}
+    assert len(snapshot["round"]["cards"]) >= 4
+    [bet] = snapshot["my_bets"]
+    assert bet["id"] == confirmed[-1]["bets"][0]["id"]
+    assert bet["status"] in {"won", "lost", "push"}
+    assert bet["mode"] == "no_commission"
+    assert snapshot["balance"] == str(await database_sync_to_async(balance_of)(alice))
+    await back.disconnect()
+
+    # Later, when the next round is on, the snapshot still carries how the player's round ended.
+    clock.advance(31)
+    await database_sync_to_async(drive_to_state)(table, clock, "betting")
+    later = await connect(table.pk, user=alice)
+    snapshot = await later.receive_json_from(timeout=5)
+    assert snapshot["round"]["number"] == 2
+    assert snapshot["last_round"]["id"] == round_.pk
+    assert [b["id"] for b in snapshot["my_last_bets"]] == [bet["id"]]
+    await later.disconnect()
+
+
+async def test_bad_frames_get_error_frames_and_never_crash_the_consumer():
+    table = await database_sync_to_async(fast_table)()
+    communicator = await connect(table.pk)
+    await communicator.receive_json_from(timeout=5)
+
+    assert (await error_for(communicator, "{not json"))["code"] == "invalid_json"
+    assert (await error_for(communicator, "[1, 2]"))["code"] == "invalid_frame"
+    assert (await error_for(communicator, '{"no": "type"}'))["code"] == "invalid_frame"
+    assert (await error_for(communicator, '{"type": "launch_missiles"}'))["code"] == "unknown_type"
+    assert (await error_for(communicator, data=b"\x00\x01"))["code"] == "invalid_frame"
+    refused = await error_for(communicator, json.dumps({"type": "place_bets", "round_id": 1, "bets": []}))
+    assert refused == {"type": "error", "code": "not_authenticated", "detail": "Sign in to place bets."}
+
+    await communicator.send_json_to({"type": "ping"})
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "pong"
+    await communicator.disconnect()
+
+
+async def test_place_bets_refusals_carry_the_domain_code_and_detail():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "5.00")
+    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
+    communicator = await connect(table.pk, user=alice)
+    await communicator.receive_json_from(timeout=5)
+
+    async def attempt(**frame) -> dict:
+        body = {"type": "place_bets", "round_id": round_.pk, "mode": "traditional", "idempotency_key": "x", **frame}
+        await communicator.send_json_to(body)
+        return await communicator.receive_json_from(timeout=5)
+
+    assert (await attempt(bets=[{"type": "player", "amount": "10.00"}]))["code"] == "insufficient_funds"
+    assert (await attempt(bets=[{"type": "player", "amount": "0.50"}], idempotency_key="y"))["code"] == "below_min"
+    assert (await attempt(bets=[{"type": "nope", "amount": "1.00"}], idempotency_key="z"))["code"] == (
+        "unknown_bet_type"
+    )
+    assert (await attempt(bets=[{"type": "player", "amount": "1.00"}], round_id="7"))["code"] == "invalid_request"
+    assert (await attempt(bets="player", idempotency_key="w"))["code"] == "invalid_request"
+    missing = await attempt(bets=[{"type": "player", "amount": "1.00"}], round_id=round_.pk + 1000)
+    assert missing["code"] == "round_not_found"
+    assert missing["detail"]
+    await communicator.disconnect()
+
+
+async def test_an_oversized_frame_gets_an_error_and_the_socket_is_closed():
+    table = await database_sync_to_async(fast_table)()
+    communicator = await connect(table.pk)
+    await communicator.receive_json_from(timeout=5)
+
+    error = await error_for(communicator, json.dumps({"type": "ping", "pad": "x" * 20_000}))
+    assert error["code"] == "frame_too_large"
+    closed = await communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 1009}
+    await communicator.disconnect(code=1009)
+
+
+async def test_a_flood_is_rate_limited_and_then_disconnected():
+    table = await database_sync_to_async(fast_table)()
+    communicator = await connect(table.pk)
+    await communicator.receive_json_from(timeout=5)
+
+    for _ in range(80):
+        await communicator.send_json_to({"type": "ping"})
+    outputs = []
+    while True:
+        output = await communicator.receive_output(timeout=5)
+        outputs.append(output)
+        if output["type"] == "websocket.close":
+            break
+    frames = [json.loads(o["text"]) for o in outputs if o["type"] == "websocket.send"]
+    assert 20 <= sum(f["type"] == "pong" for f in frames) <= 23
+    assert any(f.get("code") == "rate_limited" for f in frames)
+    assert outputs[-1] == {"type": "websocket.close", "code": 4429}
+    await communicator.disconnect(code=4429)
+
+
+async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there():
+    first = await database_sync_to_async(fast_table)("First", deal_interval_ms=0)
+    second = await database_sync_to_async(fast_table)("Second")
+    alice = await database_sync_to_async(make_player)("alice", "100.00")
+    at_second = await connect(second.pk, user=alice)
+    await at_second.receive_json_from(timeout=5)
+    clock = Clock()
+    round_ = await database_sync_to_async(drive_to_state)(first, clock, "betting")
+    await database_sync_to_async(place)(alice, round_.pk, ("player", "5.00"))
+    await database_sync_to_async(drive_to_state)(first, clock, "settled")
+
+    assert await at_second.receive_nothing(timeout=0.5)
+    assert (await database_sync_to_async(latest_round)(first)).state == "settled"
+    await at_second.disconnect()
+
+
+async def test_sockets_of_one_process_share_one_membership_of_the_table_group_and_leave_none_behind():
+    from channels.layers import get_channel_layer
+
+    table = await database_sync_to_async(fast_table)()
+    layer = get_channel_layer()
+    members = layer._group_key(f"table_{table.pk}")
+    redis = layer.connection(layer.consistent_hash(f"table_{table.pk}"))
+    sockets = [await connect(table.pk) for _ in range(3)]
+    for socket in sockets:
+        await socket.receive_json_from(timeout=5)
+
+    assert await redis.zcard(members) == 1
+    await layer.group_send(f"table_{table.pk}", {"type": "table.paused", "table_id": table.pk, "reason": "test"})
+    for socket in sockets:
+        assert (await socket.receive_json_from(timeout=5)) == {
+            "type": "table.paused",
+            "table_id": table.pk,
+            "reason": "test",
+        }
+
+    for socket in sockets:
+        await socket.disconnect()
+    for _ in range(50):
+        if await redis.zcard(members) == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert await redis.zcard(members) == 0
+
+
+async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still_gets_the_next_events():
+    from channels.layers import get_channel_layer
+
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "10.00")
+    player = await connect(table.pk, user=alice)
+    watcher = await connect(table.pk)
+    await player.receive_json_from(timeout=5)
+    await watcher.receive_json_from(timeout=5)
+
+    await asyncio.sleep(6.5)  # channels_redis blocks 5 s per read; the Redis client must outlast it
+
+    layer = get_channel_layer()
+    await layer.group_send(f"table_{table.pk}", {"type": "round.closed", "table_id": table.pk, "round_id": 1})
+    await layer.group_send(f"user_{alice.pk}", {"type": "round.settled", "table_id": table.pk, "round_id": 1})
+    assert (await watcher.receive_json_from(timeout=5))["type"] == "round.closed"
+    assert [(await player.receive_json_from(timeout=5))["type"] for _ in range(2)] == ["round.closed", "round.settled"]
+    await player.disconnect()
+    await watcher.disconnect()
+
+
+async def test_watchers_hear_pauses_resumes_and_cancellations():
+    from tables.services import rounds
+
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "50.00")
+    clock = Clock()
+    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
+    await database_sync_to_async(place)(alice, round_.pk, ("player", "10.00"))
+    player = await connect(table.pk, user=alice)
+    await player.receive_json_from(timeout=5)
+
+    await database_sync_to_async(rounds.table_pause)(table_id=table.pk, reason="Dealer change")
+    frames = await frames_until(player, "table.paused")
+    by_type = {f["type"]: f for f in frames}
+    assert by_type["round.cancelled"] == {"type": "round.cancelled", "round_id": round_.pk, "reason": "Dealer change"}
+    assert by_type["table.paused"]["reason"] == "Dealer change"
+    assert by_type["table.paused"]["round_state"] == "cancelled"
+    refund = by_type["round.settled"]
+    assert refund["bets"][0]["status"] == "refunded"
+    assert refund["balance"] == "50.00"
+
+    await database_sync_to_async(rounds.table_resume)(table_id=table.pk, reason="Back")
+    resumed = await frames_until(player, "table.resumed")
+    assert resumed[-1]["reason"] == "Back"
+    await database_sync_to_async(drive_to_state)(table, clock, "dealing")
+    await database_sync_to_async(rounds.table_pause)(table_id=table.pk, reason="Card on the floor")
+    paused = (await frames_until(player, "table.paused"))[-1]
+    assert paused["round_state"] == "paused"
+    await player.send_json_to({"type": "snapshot"})
+    snapshot = await frames_until(player, "snapshot")
+    assert snapshot[-1]["table"]["status"] == "paused"
+    assert snapshot[-1]["round"]["state"] == "paused"
+    await player.disconnect()
+
+
+async def test_sockets_connecting_together_share_one_snapshot_read_until_the_next_table_event(monkeypatch):
+    from channels.layers import get_channel_layer
+
+    from tables import consumers
+
+    reads = []
+    real = consumers.table_snapshot
+
+    def counting(table_id, user=None):
+        reads.append(table_id)
+        return real(table_id, user)
+
+    monkeypatch.setattr(consumers, "table_snapshot", counting)
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "20.00")
+    first = [await connect(table.pk) for _ in range(4)] + [await connect(table.pk, user=alice)]
+    snapshots = [await s.receive_json_from(timeout=5) for s in first]
+    assert len(reads) == 1
+    assert "balance" not in snapshots[0]
+    assert snapshots[-1]["balance"] == "20.00"
+
+    await get_channel_layer().group_send(f"table_{table.pk}", {"type": "table.paused", "table_id": table.pk})
+    for socket in first:
+        await socket.receive_json_from(timeout=5)
+    later = await connect(table.pk)
+    await later.receive_json_from(timeout=5)
+    assert len(reads) == 2
+    for socket in [*first, later]:
+        await socket.disconnect()
+
+
+async def test_a_personal_event_waits_until_the_table_event_before_it_is_written_out():
+    from channels.layers import get_channel_layer
+
+    from tables.consumers import TableHub
+
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "20.00")
+    player = await connect(table.pk, user=alice)
+    await player.receive_json_from(timeout=5)
+    [hub] = [h for h in TableHub._hubs.values() if h.table_id == table.pk]
+
+    hub.idle.clear()  # as while round.result is still being written to a crowd of sockets
+    await get_channel_layer().group_send(f"user_{alice.pk}", {"type": "round.settled", "table_id": table.pk})
+    assert await player.receive_nothing(timeout=0.3)
+    hub.idle.set()
+    assert (await player.receive_json_from(timeout=5))["type"] == "round.settled"
+    await player.disconnect()
