@@ -1,0 +1,44 @@
+/* Shared helpers for the player's pages: money format, CSRF, JSON requests. */
+(function () {
+  "use strict";
+  const money = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+  function formatMoney(value) {
+    if (value === null || value === undefined || value === "") return "–";
+    return money.format(Number(value));
+  }
+
+  function cookie(name) {
+    const match = document.cookie.split("; ").find((c) => c.startsWith(name + "="));
+    return match ? decodeURIComponent(match.split("=")[1]) : "";
+  }
+
+  function uuid() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".replace(/[xy]/g, (c) => {
+      const r = (crypto.getRandomValues(new Uint8Array(1))[0] % 16) | 0;
+      return (c === "x" ? r : (r & 0x3) | 0x8).toString(16);
+    });
+  }
+
+  async function api(method, url, body, headers) {
+    const response = await fetch(url, {
+      method,
+      credentials: "same-origin",
+      headers: Object.assign(
+        { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": cookie("csrftoken") },
+        headers || {},
+      ),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (e) {
+      data = { code: "bad_response", detail: "The server answered with something that is not JSON." };
+    }
+    return { ok: response.ok, status: response.status, data };
+  }
+
+  window.Casino = { formatMoney, api, uuid };
+})();
