@@ -10,8 +10,9 @@ client sends can crash the consumer.
 Fan-out: a table's group may hold thousands of sockets. Rather than every
 socket being its own member of ``table_<id>`` (one channel-layer receive, one
 JSON encoding and one wake-up per socket per event), each process joins the
-group once through a :class:`TableHub`, which encodes each event once and
-writes it to every local socket of that table. Personal events still reach a
+group once through a :class:`TableHub`, which encodes and frames each event
+once and writes the same bytes to every local socket of that table
+(``tables.broadcast``). Personal events still reach a
 player's own socket through ``user_<id>``. Group events never touch the
 database or a thread; only snapshots and bets go through
 ``database_sync_to_async`` to a selector/service.
@@ -33,6 +34,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from baccarat_site.errors import DomainError
+from tables.broadcast import DirectWriter, direct_writer, text_frame
 from tables.events import table_group, user_group
 from tables.selectors.tables import player_snapshot, server_time, table_exists, table_snapshot
 
@@ -64,7 +66,7 @@ TABLE_EVENTS = frozenset(
 SNAPSHOT_TTL = 2.0
 # How often a hub that is being stopped is cancelled again (see TableHub.stop).
 STOP_RETRY_SECONDS = 0.5
-# Sockets handed a frame before the hub lets the event loop write them out.
+# Sockets handed a frame through the ordinary send before the hub lets the event loop write them out.
 DELIVERY_BATCH = 64
 # An alias with no layer configured: get_channel_layer() gives None, so Channels opens no channel.
 WATCHER_LAYER_ALIAS = "tables.watcher-without-channel"
@@ -194,16 +196,26 @@ class TableHub:
             return
         self.version += 1
         self._snapshot = None
-        frame = {"type": "websocket.send", "text": json.dumps(_clean(message))}
+        text = json.dumps(_clean(message))
+        frame = {"type": "websocket.send", "text": text}
+        raw: bytes | None = None  # the WebSocket frame's bytes, built once for every daphne socket
         self.idle.clear()
+        buffered = 0
         try:
-            for index, consumer in enumerate(list(self.sockets), start=1):
+            for consumer in list(self.sockets):
                 try:
+                    writer = consumer.writer
+                    if writer is not None:
+                        raw = raw if raw is not None else text_frame(text.encode())
+                        if writer.write(raw):  # sent now (or queued in order behind earlier bytes)
+                            continue
                     await consumer.base_send(frame)
+                    buffered += 1
                 except Exception:  # one broken socket must not starve the others
                     logger.warning("table %s: a frame could not be written to a socket", self.table_id, exc_info=True)
-                if index % DELIVERY_BATCH == 0:
-                    # Twisted only writes to the sockets when the loop turns: let the first ones go out now.
+                if buffered == DELIVERY_BATCH:
+                    # The ordinary send only buffers until the loop turns: let those go out now.
+                    buffered = 0
                     await asyncio.sleep(0)
         finally:
             self.idle.set()
@@ -216,6 +228,8 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
 class TableConsumer(AsyncJsonWebsocketConsumer):
     table_id: int
     user: Any = None
+    # Under daphne: writes a table event's ready-made frame straight to this socket (tables.broadcast).
+    writer: DirectWriter | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         user = scope.get("user")
@@ -239,6 +253,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self._refused = 0
         self._joined = False
         await self.accept()
+        self.writer = direct_writer(self.base_send)
         await TableHub.join(self)
         self._joined = True
         for group in self.groups:

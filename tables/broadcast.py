@@ -1,0 +1,120 @@
+"""Write one table event to many sockets: frame it once, write the same bytes to each.
+
+A server-to-client WebSocket text frame is the same bytes for every client (servers do not mask
+frames, and no compression is negotiated here), so a table event can be framed once and the bytes
+written to each socket's transport, as ``websockets.broadcast`` does. Going through the ASGI
+``send`` instead costs, for every socket: Channels' session wrapper (which acts only on HTTP
+responses), daphne's ``handle_reply``, and autobahn's ``sendMessage``, which frames the message
+again and formats debug-log arguments even when debug logging is off. With thousands of sockets
+on a table that was three quarters of the process's CPU per event (see bench/fanout.py).
+
+:func:`direct_writer` finds daphne's protocol object behind a consumer's ``send``; it returns None
+for anything else (another ASGI server, the test communicator), and :meth:`DirectWriter.write`
+declines (returns False) whenever the plain path is not safe: the socket is not open, the
+protocol negotiated per-message compression, or autobahn has frames queued that must go first.
+Callers then use the ordinary ``send``. Ordering is kept: both paths write to the transport
+synchronously, in the order they are called.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from typing import Any
+
+_TEXT_FIN = 0x81
+
+
+def text_frame(payload: bytes) -> bytes:
+    """An unmasked, unfragmented WebSocket text frame (RFC 6455 §5.2) carrying ``payload`` (UTF-8)."""
+    n = len(payload)
+    if n < 126:
+        header = struct.pack("!BB", _TEXT_FIN, n)
+    elif n < 1 << 16:
+        header = struct.pack("!BBH", _TEXT_FIN, 126, n)
+    else:
+        header = struct.pack("!BBQ", _TEXT_FIN, 127, n)
+    return header + payload
+
+
+class DirectWriter:
+    """Writes ready-made frames straight to one daphne WebSocket connection's transport."""
+
+    __slots__ = ("_open_state", "protocol")
+
+    def __init__(self, protocol: Any) -> None:
+        self.protocol = protocol
+        self._open_state = protocol.STATE_OPEN
+
+    def write(self, frame: bytes) -> bool:
+        """Write ``frame``; False (nothing written) when the caller must use the ordinary send instead."""
+        protocol = self.protocol
+        if (
+            protocol.state != self._open_state
+            or getattr(protocol, "_perMessageCompress", None) is not None
+            or getattr(protocol, "send_queue", None)
+            or protocol.transport is None
+        ):
+            return False
+        _write_now(protocol.transport, frame)
+        return True
+
+
+@functools.cache
+def _tcp_connection() -> type:
+    from twisted.internet import tcp
+
+    return tcp.Connection
+
+
+def _write_now(transport: Any, frame: bytes) -> None:
+    """``transport.write(frame)``, but sent at once when nothing is queued ahead of it.
+
+    Twisted's ``write`` only buffers: it registers the socket with the event loop, writes on the
+    next turn and unregisters (three system calls and much Python per socket). When the transport
+    is a plain TCP or Unix socket (not TLS) with an empty buffer, a non-blocking ``send`` now
+    keeps the order and costs one call; whatever the kernel does not take goes to Twisted's buffer.
+    """
+    if (
+        not isinstance(transport, _tcp_connection())
+        or getattr(transport, "TLS", False)
+        or not transport.connected
+        or transport.disconnecting
+        or transport._writeDisconnected
+        or transport._tempDataLen
+        or len(transport.dataBuffer) != transport.offset
+    ):
+        transport.write(frame)
+        return
+    try:
+        sent = transport.socket.send(frame)
+    except (BlockingIOError, InterruptedError):
+        sent = 0
+    except OSError:  # reset or closed: Twisted notices on its own write and tears down as usual
+        transport.write(frame)
+        return
+    if sent < len(frame):
+        transport.write(frame[sent:])
+
+
+def direct_writer(send: Any) -> DirectWriter | None:
+    """The direct writer behind an ASGI ``send`` served by daphne, or None if ``send`` is anything else."""
+    for _ in range(8):  # unwrap Channels' session wrapper(s): InstanceSessionWrapper.send → real_send
+        owner = getattr(send, "__self__", None)
+        inner = getattr(owner, "real_send", None)
+        if inner is None:
+            break
+        send = inner
+    if not isinstance(send, functools.partial) or len(send.args) != 1:
+        return None
+    server = getattr(send.func, "__self__", None)
+    if getattr(send.func, "__name__", "") != "handle_reply" or type(server).__module__ != "daphne.server":
+        return None
+    protocol = send.args[0]
+    try:
+        from autobahn.websocket.protocol import WebSocketServerProtocol
+    except ImportError:  # pragma: no cover - daphne depends on autobahn
+        return None
+    if not isinstance(protocol, WebSocketServerProtocol):
+        return None
+    return DirectWriter(protocol)

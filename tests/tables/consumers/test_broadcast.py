@@ -1,0 +1,92 @@
+"""tables.broadcast: one table event framed once, the same bytes written to every daphne socket.
+
+Checked against the real libraries: the frame must be byte for byte what autobahn (daphne's WebSocket
+implementation) writes for the same message, and the writer must be found behind the exact ``send``
+daphne and Channels' session middleware hand a consumer, and be declined whenever the plain path is
+not safe.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from channels.sessions import InstanceSessionWrapper
+from daphne.server import Server
+from twisted.internet.testing import StringTransport
+
+from tables.broadcast import DirectWriter, direct_writer, text_frame
+
+HANDSHAKE = (
+    b"GET /ws/tables/1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
+def open_protocol():
+    """An autobahn server protocol after a real opening handshake, writing into a StringTransport."""
+    factory = WebSocketServerFactory()
+    factory.protocol = WebSocketServerProtocol  # the Twisted protocol daphne's WebSocketProtocol extends
+    protocol = factory.buildProtocol(None)
+    transport = StringTransport()
+    protocol.makeConnection(transport)
+    protocol.dataReceived(HANDSHAKE)
+    assert protocol.state == protocol.STATE_OPEN
+    transport.clear()
+    return protocol, transport
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 3410, 65535, 65536, 200_000])
+def test_the_frame_is_byte_for_byte_what_autobahn_writes_for_the_same_text(size):
+    text = json.dumps({"type": "round.result", "pad": "x" * size})
+    protocol, transport = open_protocol()
+    protocol.sendMessage(text.encode(), isBinary=False)
+    by_autobahn = transport.value()
+
+    protocol, transport = open_protocol()
+    assert DirectWriter(protocol).write(text_frame(text.encode())) is True
+    assert transport.value() == by_autobahn
+
+
+def daphne_send(protocol):
+    """The ``send`` a consumer gets under daphne and AuthMiddlewareStack (daphne's partial, session-wrapped)."""
+    server = Server(application=None, endpoints=["tcp:port=0:interface=127.0.0.1"], signal_handlers=False)  # not run
+    raw = functools.partial(server.handle_reply, protocol)
+    return InstanceSessionWrapper({"type": "websocket", "cookies": {}}, raw).send
+
+
+def test_the_writer_is_found_behind_daphnes_send_and_channels_session_wrapper():
+    protocol, transport = open_protocol()
+    writer = direct_writer(daphne_send(protocol))
+    assert writer is not None
+    assert writer.protocol is protocol
+    assert writer.write(text_frame(b'{"type":"card.dealt"}'))
+    assert transport.value().endswith(b'{"type":"card.dealt"}')
+
+
+def test_any_other_send_gets_no_writer():
+    async def plain_send(message):
+        return None
+
+    assert direct_writer(plain_send) is None
+    assert direct_writer(functools.partial(plain_send)) is None
+    assert direct_writer(InstanceSessionWrapper({"type": "websocket", "cookies": {}}, plain_send).send) is None
+
+
+def test_the_writer_declines_a_socket_that_is_not_open_compressed_or_has_queued_frames():
+    protocol, transport = open_protocol()
+    writer = DirectWriter(protocol)
+
+    protocol.send_queue.append((b"earlier", False))
+    assert writer.write(b"frame") is False
+    protocol.send_queue.clear()
+
+    protocol._perMessageCompress = object()
+    assert writer.write(b"frame") is False
+    protocol._perMessageCompress = None
+
+    protocol.state = protocol.STATE_CLOSING
+    assert writer.write(b"frame") is False
+    assert transport.value() == b""
