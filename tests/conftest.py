@@ -26,4 +26,19 @@ def _isolated_channel_layer(settings, request):
 
     channel_layers.backends.clear()
     yield
+    for layer in channel_layers.backends.values():
+        _close_sender_connections(layer)
     channel_layers.backends.clear()
+
+
+def _close_sender_connections(layer: object) -> None:
+    """Close the Redis connections a discarded layer opened on the process's sender loop
+    (tables.events.run_async), so a suite of hundreds of layers does not keep them all open."""
+    from tables import events
+
+    sender = events._sender
+    if sender is None or sender[0] != os.getpid():
+        return
+    loop_layer = getattr(layer, "_layers", {}).pop(sender[1], None)
+    if loop_layer is not None:
+        events.run_async(loop_layer.flush())

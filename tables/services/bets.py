@@ -497,7 +497,6 @@ def _send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
     """Send many personal events concurrently on one event loop (thousands per round must not take seconds)."""
     import asyncio
 
-    from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
     layer = get_channel_layer()
@@ -529,12 +528,12 @@ def _send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
             async with limit:
                 await layer.group_send(group, event)
 
-        results = await asyncio.gather(*(send(g, e) for g, e in targets), return_exceptions=True)
+        results = await asyncio.gather(*(send(g, events.stamped(e)) for g, e in targets), return_exceptions=True)
         failures = [r for r in results if isinstance(r, BaseException)]
         if failures:
             logger.warning("%d of %d settlement events not sent: %r", len(failures), len(targets), failures[0])
 
     try:
-        async_to_sync(send_all)()
+        events.run_async(send_all())
     except Exception:  # the money is committed; a lost notification is recovered by the next snapshot
         logger.exception("settlement events not sent")

@@ -186,6 +186,9 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
         "round.result",
         "round.settled",
     ]
+    # Every event carries server_time: when it left the server, after its transaction committed.
+    stamps = [parse_time(f["server_time"]) for f in seen if f["type"] != "bets.confirmed"]
+    assert stamps == sorted(stamps)
     by_type = {f["type"]: f for f in seen}
     opened = by_type["round.opened"]
     assert opened["round_id"] == round_.pk
@@ -422,7 +425,9 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
     await database_sync_to_async(rounds.table_pause)(table_id=table.pk, reason="Dealer change")
     frames = await frames_until(player, "table.paused")
     by_type = {f["type"]: f for f in frames}
-    assert by_type["round.cancelled"] == {"type": "round.cancelled", "round_id": round_.pk, "reason": "Dealer change"}
+    cancelled = dict(by_type["round.cancelled"])
+    assert parse_time(cancelled.pop("server_time")) <= datetime.now(UTC)
+    assert cancelled == {"type": "round.cancelled", "round_id": round_.pk, "reason": "Dealer change"}
     assert by_type["table.paused"]["reason"] == "Dealer change"
     assert by_type["table.paused"]["round_state"] == "cancelled"
     refund = by_type["round.settled"]
