@@ -34,6 +34,12 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_prepare_threshold() -> int | None:
+    """``DB_PREPARE_THRESHOLD``: executions of a statement before psycopg prepares it (default 5); "off" never."""
+    value = os.environ.get("DB_PREPARE_THRESHOLD", "5").strip().lower()
+    return None if value in {"", "off", "none", "no", "false"} else int(value)
+
+
 def database_from_url(url: str) -> dict[str, object]:
     """``postgresql://user:pass@host:port/name?host=/socket/dir`` → Django DATABASES entry."""
     parts = urlsplit(url)
@@ -51,9 +57,18 @@ def database_from_url(url: str) -> dict[str, object]:
         # DB_POOL=1: a psycopg connection pool per process (Django 5.1+). Under ASGI every request
         # runs in a fresh thread, so without it each request opens a new connection.
         "CONN_MAX_AGE": 0 if env_bool("DB_POOL") else env_int("DB_CONN_MAX_AGE", 0),
-        "OPTIONS": {"pool": {"min_size": 2, "max_size": env_int("DB_POOL_SIZE", 20), "timeout": 10}}
-        if env_bool("DB_POOL")
-        else {},
+        "OPTIONS": {
+            # Django turns psycopg's prepared statements off (for transaction-mode poolers); the money
+            # path's raw statements (wallets.services.prepared_cursor) were then parsed and planned on
+            # every call: half of PostgreSQL's CPU per confirm. On by default; "off" behind a pooler
+            # that cannot carry them.
+            "prepare_threshold": env_prepare_threshold(),
+            **(
+                {"pool": {"min_size": 2, "max_size": env_int("DB_POOL_SIZE", 20), "timeout": 10}}
+                if env_bool("DB_POOL")
+                else {}
+            ),
+        },
         "CONN_HEALTH_CHECKS": True,
         "ATOMIC_REQUESTS": False,
         "TEST": {"NAME": env_str("TEST_DATABASE_NAME") or None},

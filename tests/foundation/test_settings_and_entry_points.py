@@ -1,0 +1,67 @@
+"""Settings that shape performance, and the WSGI entry point the README deploys the REST API on."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from baccarat_site.settings import env_prepare_threshold
+
+
+def test_prepared_statements_are_on_by_default_on_the_live_connection(db):
+    from django.db import connection
+
+    connection.ensure_connection()
+    assert connection.connection.prepare_threshold == 5
+
+
+@pytest.mark.parametrize(("value", "expected"), [("5", 5), ("1", 1), ("0", 0), ("off", None), ("", None)])
+def test_db_prepare_threshold_sets_it_or_turns_it_off_for_poolers(monkeypatch, value, expected):
+    monkeypatch.setenv("DB_PREPARE_THRESHOLD", value)
+    assert env_prepare_threshold() == expected
+
+
+def test_the_money_path_statements_really_are_prepared_after_a_few_confirms(db):
+    from django.db import connection, transaction
+
+    from wallets.services import prepared_cursor
+
+    for _ in range(6):
+        with transaction.atomic(), prepared_cursor() as cursor:
+            cursor.execute("SELECT %s::int + 1", [41])
+            assert cursor.fetchone() == (42,)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'SELECT $1::int + 1%%'")
+        assert cursor.fetchone()[0] == 1
+
+
+def test_the_wsgi_entry_point_serves_the_rest_api(db):
+    from django.core import signals
+    from django.db import close_old_connections
+
+    from baccarat_site.wsgi import application
+
+    status: list[str] = []
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": "/api/tables/",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "HTTP_HOST": "127.0.0.1",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": sys.stderr,
+        "wsgi.url_scheme": "http",
+    }
+    # As Django's test client does: the test's own connection (and transaction) must outlive the request.
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        body = b"".join(application(environ, lambda s, headers, exc=None: status.append(s)))
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
+    assert status == ["200 OK"]
+    assert body.startswith(b"[")
