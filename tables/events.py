@@ -141,14 +141,32 @@ def bets_totals_send(*, table_id: int, round_id: int) -> None:
     )
 
 
+# One round trip per confirm: 1 when this change opens a quiet period (send now), else 0 after
+# marking the round dirty for the tick's flush.
+_THROTTLE_SCRIPT = """
+if redis.call('SET', KEYS[1], 1, 'NX', 'PX', ARGV[1]) then return 1 end
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 0
+"""
+_scripts: dict[int, Any] = {}
+
+
+def _throttle(client: Any) -> Any:
+    script = _scripts.get(id(client))
+    if script is None:
+        script = _scripts[id(client)] = client.register_script(_THROTTLE_SCRIPT)
+    return script
+
+
 def _bets_changed_now(table_id: int, round_id: int) -> None:
     client = _redis()
-    member = f"{table_id}:{round_id}"
     try:
-        leading = client.set(_key(f"totals-throttle:{round_id}"), 1, nx=True, px=TOTALS_INTERVAL_MS)
+        leading = _throttle(client)(
+            keys=[_key(f"totals-throttle:{round_id}"), _key("totals-dirty")],
+            args=[TOTALS_INTERVAL_MS, f"{table_id}:{round_id}", DIRTY_TTL_SECONDS],
+        )
         if not leading:
-            client.sadd(_key("totals-dirty"), member)
-            client.expire(_key("totals-dirty"), DIRTY_TTL_SECONDS)
             return
     except Exception:  # Redis down: never fail a bet over a display; send unthrottled.
         logger.warning("bets.totals throttle unavailable; sending unthrottled", exc_info=True)
