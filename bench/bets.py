@@ -1,0 +1,745 @@
+"""Benchmark of the money path, each figure next to a baseline measured in the same run.
+
+    .venv/bin/python bench/bets.py [--server gunicorn|daphne] [--servers 2] [--workers 4] [--players 200]
+
+What it does (everything on loopback; everything it starts, it stops):
+
+1. Creates a scratch database ``baccarat_bench`` on the configured PostgreSQL
+   (the embedded one under var/ when DATABASE_URL is unset), migrates it, and
+   makes players, tokens and funded wallets (through wallets.services).
+2. Starts ``--servers`` HTTP servers on 127.0.0.1:<base-port>… against it: gunicorn with
+   ``--workers`` sync WSGI workers each, the README's deployment of the REST API (WebSockets stay
+   on daphne), or with ``--server daphne`` daphne processes serving HTTP through ASGI
+   (BET_THROTTLE_RATE lifted so the throttle does not shape the load).
+3. Warms the servers up (3 s of confirms on another round, not measured).
+   (a) Burst: ``--players`` players each confirm a batch of three bets over
+   HTTP at a random moment within the last second of a betting window:
+   p50/p99 latency (goal p99 ≤ 100 ms).
+   (b) Saturation: closed-loop confirms/s through the API with ``--clients``
+   concurrent clients, next to a raw psycopg transaction doing the same row
+   locks and inserts (goal ≥ 0.25× its rate); the two alternate ``--repeats``
+   times and each reports its best run. For reference, the same raw
+   transaction also updating one shared house balance row (the hot row this
+   design avoids).
+   (c) Settlement: round_settle of a round with 10,000 bets from 2,000 players
+   (goal ≤ 1 s), next to a raw COPY of the same rows.
+4. Stops the servers, checks the scratch ledger reconciles, drops the database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BENCH_DB = "baccarat_bench"
+LOOPBACK = "127.0.0.1"
+
+
+# ── servers and database ────────────────────────────────────────────────────
+
+
+def service_urls() -> tuple[str, str]:
+    """DATABASE_URL / REDIS_URL as the project would use them (starting the embedded servers if unset)."""
+    db_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    if not db_url or not redis_url:
+        from baccarat_site import embedded
+
+        db_url = db_url or embedded.ensure_postgres()
+        redis_url = redis_url or embedded.ensure_redis()
+    for url in (db_url, redis_url):
+        host = urlsplit(url).hostname
+        if host not in (None, "", "127.0.0.1", "localhost", "::1"):
+            raise SystemExit(f"bench/bets.py only talks to loopback servers, not {host}")
+    return db_url, redis_url
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def recreate_database(db_url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    return with_database(db_url, BENCH_DB)
+
+
+def drop_database(db_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+
+
+def django_setup(bench_url: str, redis_url: str) -> None:
+    os.environ["DATABASE_URL"] = bench_url
+    os.environ["REDIS_URL"] = redis_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
+    os.environ["CHANNELS_PREFIX"] = f"bench{os.getpid()}"
+    os.environ["CACHE_KEY_PREFIX"] = f"bench{os.getpid()}"
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes so far (Linux /proc; 0 elsewhere)."""
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def postgres_cpu() -> float:
+    """CPU of every PostgreSQL process so far, including backends that have exited (they are
+    counted in the postmaster's children time)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() in ("postgres", "postmaster"):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                ticks = int(fields[11]) + int(fields[12])
+                if int(fields[1]) == 1 or (Path(f"/proc/{fields[1]}/comm").read_text().strip() != "postgres"):
+                    ticks += int(fields[13]) + int(fields[14])  # the postmaster: its reaped children too
+                total += ticks / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def pool_size(db_url: str, servers: int, clients: int) -> int:
+    """Connections per server: up to 40, leaving room under max_connections for the raw baseline
+    (one connection per client), this process and whoever else uses the server."""
+    import psycopg
+
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        limit = int(conn.execute("SHOW max_connections").fetchone()[0])
+        used = int(conn.execute("SELECT count(*) FROM pg_stat_activity").fetchone()[0])
+    return max(4, min(40, (limit - used - clients - 10) // servers))
+
+
+def free_port(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex((LOOPBACK, port)) != 0
+
+
+def server_command(server: str, port: int, workers: int) -> list[str]:
+    """The HTTP server: gunicorn's WSGI workers (how the README deploys the REST API) or daphne (ASGI)."""
+    if server == "gunicorn":
+        gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+        return [
+            gunicorn,
+            *("-b", f"{LOOPBACK}:{port}", "-w", str(workers), "--log-level", "warning"),
+            "baccarat_site.wsgi:application",
+        ]
+    daphne = str(Path(sys.executable).with_name("daphne"))
+    return [daphne, "-b", LOOPBACK, "-p", str(port), "--verbosity", "0", "baccarat_site.asgi:application"]
+
+
+def process_tree(pids: list[int]) -> list[int]:
+    """These processes and all their descendants (gunicorn's workers are children of its master)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if entry.name.isdigit():
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += parents.get(pid, [])
+    return found
+
+
+def start_servers(
+    count: int, base_port: int, env: dict[str, str], server: str = "daphne", workers: int = 4
+) -> tuple[list[subprocess.Popen], list[int]]:
+    ports = []
+    port = base_port
+    while len(ports) < count:
+        if free_port(port):
+            ports.append(port)
+        port += 1
+    procs = [
+        subprocess.Popen(
+            server_command(server, p, workers),
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        for p in ports
+    ]
+    deadline = time.monotonic() + 60
+    for proc, p in zip(procs, ports, strict=True):
+        while True:
+            if proc.poll() is not None:
+                stop_servers(procs)
+                raise SystemExit(f"{server} on {p} exited: {proc.stderr.read().decode()[-2000:]}")
+            with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, p), timeout=0.5):
+                break
+            if time.monotonic() > deadline:
+                stop_servers(procs)
+                raise SystemExit(f"{server} on {p} did not start")
+            time.sleep(0.2)
+    return procs, ports
+
+
+def stop_servers(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
+# ── data ────────────────────────────────────────────────────────────────────
+
+
+def make_players(count: int, balance: Decimal, prefix: str) -> list[tuple[int, str]]:
+    """``count`` players with tokens and funded wallets: [(user id, token key)]. Users and tokens are
+    bulk-inserted (no per-user password hashing); the money goes through wallets.services."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from rest_framework.authtoken.models import Token
+
+    from wallets import services
+    from wallets.models import LedgerTransaction, Wallet
+
+    user_model = get_user_model()
+    password = make_password("bench-pass-123")  # hashed once, shared
+    users = user_model.objects.bulk_create(
+        [user_model(username=f"{prefix}{i}", password=password) for i in range(count)]
+    )
+    Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
+    Wallet.objects.bulk_create([Wallet(user=u, kind=Wallet.Kind.PLAYER) for u in users])
+    services.house_wallet()
+    services.wallets_credit_many(
+        credits={u.pk: balance for u in users}, kind=LedgerTransaction.Kind.DEPOSIT, reference="bench:funding"
+    )
+    tokens = dict(Token.objects.filter(user__in=users).values_list("user_id", "key"))
+    return [(u.pk, tokens[u.pk]) for u in users]
+
+
+def open_round(name: str, seconds: float):
+    from tests.factories import make_round, make_table
+
+    return make_round(make_table(name), closes_in=seconds)
+
+
+# ── a tiny keep-alive HTTP/1.1 client ───────────────────────────────────────
+
+
+class Http:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(LOOPBACK, self.port)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(Exception):
+                await self.writer.wait_closed()
+
+    async def request(self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None):
+        reused = self.writer is not None
+        if self.writer is None:
+            await self.open()
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {LOOPBACK}:{self.port}", f"Content-Length: {len(body)}"]
+        if body:
+            lines.append("Content-Type: application/json")
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        request = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+        try:
+            self.writer.write(request)
+            await self.writer.drain()
+            status_line = await self.reader.readline()
+        except ConnectionError:
+            status_line = b""
+        if not status_line and reused:
+            # The server closed this kept-alive connection while it was idle: reconnect and send again,
+            # as HTTP clients do (every request here is safe to repeat: confirms carry an Idempotency-Key).
+            await self.close()
+            await self.open()
+            self.writer.write(request)
+            await self.writer.drain()
+            status_line = await self.reader.readline()
+        status = int(status_line.split()[1])
+        length, chunked, close = None, False, False
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip()
+            if name == "content-length":
+                length = int(value)
+            elif name == "transfer-encoding" and "chunked" in value.lower():
+                chunked = True
+            elif name == "connection" and value.lower() == "close":
+                close = True
+        if chunked:
+            data = b""
+            while True:
+                size = int((await self.reader.readline()).strip(), 16)
+                chunk = await self.reader.readexactly(size + 2)
+                if size == 0:
+                    break
+                data += chunk[:-2]
+        else:
+            data = await self.reader.readexactly(length or 0)
+        if close:
+            await self.close()
+            self.writer = None
+        return status, data
+
+
+def confirm_body(amount: str = "1.00") -> bytes:
+    return json.dumps(
+        {
+            "mode": "traditional",
+            "bets": [
+                {"type": "player", "amount": amount},
+                {"type": "banker", "amount": amount},
+                {"type": "tie", "amount": amount},
+            ],
+        }
+    ).encode()
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+# ── (a) burst ───────────────────────────────────────────────────────────────
+
+
+async def burst(players: list[tuple[int, str]], ports: list[int], round_id: int, closes_at: float) -> dict:
+    clients = [Http(ports[i % len(ports)]) for i in range(len(players))]
+    await asyncio.gather(*(c.open() for c in clients))
+    # Warm each connection (and the server's code paths) before the window's last second.
+    await asyncio.gather(
+        *(c.request("GET", "/api/wallet/", headers=auth(t)) for c, (_, t) in zip(clients, players, strict=True))
+    )
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    loop = asyncio.get_running_loop()
+    start = closes_at - 1.0
+
+    async def one(client: Http, token: str) -> None:
+        when = start + random.uniform(0, 0.95)
+        await asyncio.sleep(max(0.0, when - time.time()))
+        t0 = loop.time()
+        status, _ = await client.request(
+            "POST",
+            f"/api/rounds/{round_id}/bets/",
+            confirm_body("5.00"),
+            {**auth(token), "Idempotency-Key": str(uuid.uuid4())},
+        )
+        latencies.append((loop.time() - t0) * 1000)
+        statuses[status] = statuses.get(status, 0) + 1
+
+    await asyncio.gather(*(one(c, t) for c, (_, t) in zip(clients, players, strict=True)))
+    await asyncio.gather(*(c.close() for c in clients))
+    return {"latencies": latencies, "statuses": statuses}
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Token {token}"}
+
+
+# ── (b) saturation ──────────────────────────────────────────────────────────
+
+
+async def api_closed_loop(players: list[tuple[int, str]], ports: list[int], round_id: int, seconds: float) -> dict:
+    clients = [Http(ports[i % len(ports)]) for i in range(len(players))]
+    await asyncio.gather(*(c.open() for c in clients))
+    await asyncio.gather(
+        *(c.request("GET", "/api/wallet/", headers=auth(t)) for c, (_, t) in zip(clients, players, strict=True))
+    )
+    loop = asyncio.get_running_loop()
+    latencies: list[float] = []
+    errors: dict[int, int] = {}
+    body = confirm_body("1.00")
+    stop_at = loop.time() + seconds
+
+    async def run(client: Http, token: str) -> None:
+        while loop.time() < stop_at:
+            t0 = loop.time()
+            status, _ = await client.request(
+                "POST", f"/api/rounds/{round_id}/bets/", body, {**auth(token), "Idempotency-Key": str(uuid.uuid4())}
+            )
+            if status == 201:
+                latencies.append((loop.time() - t0) * 1000)
+            else:
+                errors[status] = errors.get(status, 0) + 1
+
+    began = loop.time()
+    await asyncio.gather(*(run(c, t) for c, (_, t) in zip(clients, players, strict=True)))
+    elapsed = loop.time() - began
+    await asyncio.gather(*(c.close() for c in clients))
+    return {"rate": len(latencies) / elapsed, "latencies": latencies, "errors": errors}
+
+
+RAW_BET = [
+    "SELECT r.id FROM tables_round r JOIN tables_table t ON t.id = r.table_id"
+    " WHERE r.id = %(round)s AND r.state = 'betting' FOR SHARE OF r",
+    "SELECT balance FROM wallets_wallet WHERE user_id = %(user)s FOR UPDATE",
+    "INSERT INTO wallets_ledgertransaction (kind, reference, reason, created_at)"
+    " VALUES ('stake', 'bench:raw', '', now()) RETURNING id",
+    "INSERT INTO wallets_ledgerentry (transaction_id, wallet_id, amount, balance_after, created_at) VALUES"
+    " (%(txn)s, %(wallet)s, -3.00, %(after)s, now()), (%(txn)s, %(house)s, 3.00, NULL, now())",
+    "UPDATE wallets_wallet SET balance = %(after)s WHERE id = %(wallet)s",
+    "INSERT INTO tables_betplacement (user_id, round_id, idempotency_key, fingerprint, mode,"
+    " stake_transaction_id, response, created_at)"
+    " VALUES (%(user)s, %(round)s, %(key)s, '', 'traditional', %(txn)s, '{}', now()) RETURNING id",
+    "INSERT INTO tables_bet (round_id, user_id, placement_id, type, amount, mode, status, placed_at) VALUES"
+    " (%(round)s, %(user)s, %(placement)s, 'player', 1.00, 'traditional', 'open', now()),"
+    " (%(round)s, %(user)s, %(placement)s, 'banker', 1.00, 'traditional', 'open', now()),"
+    " (%(round)s, %(user)s, %(placement)s, 'tie', 1.00, 'traditional', 'open', now())",
+]
+HOT_ROW = "UPDATE wallets_wallet SET balance = balance + 3.00 WHERE id = %(house)s"
+
+
+async def raw_closed_loop(
+    db_url: str, players: list[tuple[int, int]], house_id: int, round_id: int, seconds: float, hot_row: bool
+) -> dict:
+    """The same row locks and inserts as a confirm, as raw psycopg transactions (one connection per client)."""
+    import psycopg
+
+    conns = [await psycopg.AsyncConnection.connect(db_url) for _ in players]
+    loop = asyncio.get_running_loop()
+    latencies: list[float] = []
+    stop_at = loop.time() + seconds
+
+    async def run(conn, user_id: int, wallet_id: int) -> None:
+        while loop.time() < stop_at:
+            t0 = loop.time()
+            async with conn.transaction():
+                p = {"round": round_id, "user": user_id, "wallet": wallet_id, "house": house_id}
+                await conn.execute(RAW_BET[0], p)
+                balance = (await (await conn.execute(RAW_BET[1], p)).fetchone())[0]
+                p["after"] = balance - Decimal("3.00")
+                p["txn"] = (await (await conn.execute(RAW_BET[2], p)).fetchone())[0]
+                await conn.execute(RAW_BET[3], p)
+                await conn.execute(RAW_BET[4], p)
+                if hot_row:
+                    await conn.execute(HOT_ROW, p)
+                p["key"] = uuid.uuid4().hex
+                p["placement"] = (await (await conn.execute(RAW_BET[5], p)).fetchone())[0]
+                await conn.execute(RAW_BET[6], p)
+            latencies.append((loop.time() - t0) * 1000)
+
+    began = loop.time()
+    await asyncio.gather(*(run(c, u, w) for c, (u, w) in zip(conns, players, strict=True)))
+    elapsed = loop.time() - began
+    for conn in conns:
+        await conn.close()
+    return {"rate": len(latencies) / elapsed, "latencies": latencies}
+
+
+# ── (c) settlement ──────────────────────────────────────────────────────────
+
+
+def settlement(players: list[tuple[int, str]], bets_each: int) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from tables.models import Bet, Round
+    from tables.services import bets as bet_services
+
+    round_ = open_round("Bench settle", 3600)
+    users = get_user_model().objects.in_bulk([uid for uid, _ in players])
+    types = ("player", "banker", "tie", "player_pair", "banker_pair", "lucky_six", "any_pair")
+    began = time.perf_counter()
+    for uid, _ in players:
+        chosen = random.sample(types, bets_each)
+        bet_services.bet_place(
+            user=users[uid],
+            round_id=round_.pk,
+            mode=random.choice(("traditional", "no_commission")),
+            bets=[{"type": t, "amount": "2.00"} for t in chosen],
+            idempotency_key=str(uuid.uuid4()),
+        )
+    placing = time.perf_counter() - began
+    # Banker wins with a two-card 6 (many bet types pay), as the live loop would leave it.
+    cards = [("player", "3H"), ("banker", "6D"), ("player", "2C"), ("banker", "KS"), ("player", "8C")]
+    Round.objects.filter(pk=round_.pk).update(
+        state="result",
+        cards=[{"hand": h, "card": c, "position": i} for i, (h, c) in enumerate(cards, start=1)],
+    )
+    count = Bet.objects.filter(round=round_).count()
+
+    sent = {"seconds": 0.0, "messages": 0}
+    real_send = bet_services._send_many
+
+    def timed_send(messages: list) -> None:
+        t0 = time.perf_counter()
+        real_send(messages)
+        sent["seconds"] += time.perf_counter() - t0
+        sent["messages"] += len(messages)
+
+    bet_services._send_many = timed_send
+    try:
+        t0 = time.perf_counter()
+        settled = bet_services.round_settle(round_id=round_.pk)
+        total = time.perf_counter() - t0
+    finally:
+        bet_services._send_many = real_send
+    assert settled == count, (settled, count)
+
+    # Baseline: COPY the rows settlement writes (bet outcomes, one transaction and two entries per
+    # player) into scratch tables of the same shape.
+    rows = list(Bet.objects.filter(round=round_).values_list("id", "status", "payout", "settlement_transaction_id"))
+    payers = {txn for *_, txn in rows if txn is not None}
+    t0 = time.perf_counter()
+    with connection.cursor() as cursor:
+        raw = cursor.connection
+        with raw.transaction():
+            raw.execute(
+                "CREATE TEMP TABLE copy_bet (id bigint, status varchar(9), payout numeric(14,2),"
+                " settlement_transaction_id bigint, settled_at timestamptz) ON COMMIT DROP"
+            )
+            raw.execute("CREATE TEMP TABLE copy_txn (LIKE wallets_ledgertransaction) ON COMMIT DROP")
+            raw.execute("CREATE TEMP TABLE copy_entry (LIKE wallets_ledgerentry) ON COMMIT DROP")
+            with raw.cursor().copy("COPY copy_bet FROM STDIN") as copy:
+                for bet_id, status, payout, txn in rows:
+                    copy.write_row((bet_id, status, payout, txn, "now"))
+            with raw.cursor().copy("COPY copy_txn FROM STDIN") as copy:
+                for txn in payers:
+                    copy.write_row((txn, "payout", "bench", "", "now", None))
+            with raw.cursor().copy("COPY copy_entry FROM STDIN") as copy:
+                for i, txn in enumerate(payers):
+                    copy.write_row((2 * i, Decimal("1.00"), Decimal("1.00"), "now", txn, 1))
+                    copy.write_row((2 * i + 1, Decimal("-1.00"), None, "now", txn, 1))
+    copy_seconds = time.perf_counter() - t0
+    return {
+        "bets": count,
+        "players": len(players),
+        "placing": placing,
+        "settle": total,
+        "events": sent["seconds"],
+        "messages": sent["messages"],
+        "copy": copy_seconds,
+        "payers": len(payers),
+    }
+
+
+# ── main ────────────────────────────────────────────────────────────────────
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--servers", type=int, default=2, help="daphne processes (default 2)")
+    parser.add_argument("--base-port", type=int, default=18101, help="first port tried (default 18101)")
+    parser.add_argument("--players", type=int, default=200, help="players in the burst (default 200)")
+    parser.add_argument("--clients", type=int, default=32, help="closed-loop clients in saturation (default 32)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="length of each saturation run (default 8)")
+    parser.add_argument("--repeats", type=int, default=2, help="alternating API/baseline saturation runs (default 2)")
+    parser.add_argument(
+        "--server",
+        choices=("gunicorn", "daphne"),
+        default="gunicorn",
+        help="HTTP server: gunicorn WSGI workers, as the README deploys the REST API (default), or daphne",
+    )
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers per server (default 4)")
+    parser.add_argument("--settle-players", type=int, default=2000)
+    parser.add_argument("--settle-bets-each", type=int, default=5)
+    parser.add_argument("--keep-db", action="store_true", help="leave the scratch database for inspection")
+    args = parser.parse_args()
+
+    db_url, redis_url = service_urls()
+    bench_url = recreate_database(db_url)
+    procs: list[subprocess.Popen] = []
+    try:
+        django_setup(bench_url, redis_url)
+        from wallets import services as wallet_services
+        from wallets.models import Wallet
+        from wallets.selectors import ledger_reconciliation
+
+        print(f"database: {urlsplit(bench_url).path.lstrip('/')} (scratch, on the configured PostgreSQL)")
+        t0 = time.perf_counter()
+        burst_players = make_players(args.players, Decimal("100000.00"), "burst")
+        loop_players = make_players(args.clients, Decimal("1000000.00"), "loop")
+        raw_players = make_players(args.clients, Decimal("1000000.00"), "raw")
+        settle_players = make_players(args.settle_players, Decimal("100000.00"), "settle")
+        print(
+            f"setup: {args.players + 2 * args.clients + args.settle_players} players in {time.perf_counter() - t0:.1f}s"
+        )
+
+        pool = pool_size(bench_url, args.servers, args.clients)
+        env = {
+            **os.environ,
+            "DATABASE_URL": bench_url,
+            "REDIS_URL": redis_url,
+            "BET_THROTTLE_RATE": "1000000/second",
+            # gunicorn's sync workers keep one persistent connection each; daphne runs each request in a
+            # new thread, so it needs the pool.
+            **(
+                {"DB_POOL": "0", "DB_CONN_MAX_AGE": "600"}
+                if args.server == "gunicorn"
+                else {"DB_POOL": "1", "DB_POOL_SIZE": str(pool)}
+            ),
+            "DEBUG": "0",
+            "LOG_LEVEL": "WARNING",
+        }
+        procs, ports = start_servers(args.servers, args.base_port, env, args.server, args.workers)
+        shape = (
+            f"{args.workers} sync WSGI workers each, one persistent connection per worker"
+            if args.server == "gunicorn"
+            else f"DB_POOL=1, up to {pool} pooled connections each"
+        )
+        print(
+            f"servers: {len(procs)} × {args.server} on " + ", ".join(f"{LOOPBACK}:{p}" for p in ports),
+            f"({shape}; BET_THROTTLE_RATE lifted)",
+        )
+
+        # Warm-up (not measured): long-running servers have warm code paths, pooled connections
+        # with cached plans and catalog caches; fresh ones pay for all of that on their first requests.
+        warm = open_round("Bench warm-up", 3600)
+        warmed = asyncio.run(api_closed_loop(burst_players, ports, warm.pk, 3.0))
+        print(f"warm-up: {warmed['rate']:.0f} confirms/s for 3 s with {len(burst_players)} clients (not measured)")
+
+        # (a) burst: the specified size, then half of it for context
+        print()
+        print("(a) burst: each player confirms 3 bets at a random moment in the window's last second")
+        for size in (args.players, args.players // 2):
+            round_ = open_round(f"Bench burst {size}", 4.0)
+            result = asyncio.run(burst(burst_players[:size], ports, round_.pk, round_.closes_at.timestamp()))
+            lat = result["latencies"]
+            print(
+                f"    {size:4d} players: p50 {pct(lat, 50):7.1f} ms   p99 {pct(lat, 99):7.1f} ms"
+                f"   max {max(lat):7.1f} ms   statuses {result['statuses']}"
+                + ("   (goal p99 ≤ 100 ms)" if size == args.players else "")
+            )
+
+        # (b) saturation: the API and the raw baseline alternate, ``--repeats`` times each, and each
+        # reports its best run, so a background hiccup (autovacuum, a checkpoint) in one run of either
+        # does not decide the ratio.
+        house_id = wallet_services.house_wallet().pk
+        wallets = dict(Wallet.objects.filter(user_id__in=[u for u, _ in raw_players]).values_list("user_id", "id"))
+        raw_pairs = [(u, wallets[u]) for u, _ in raw_players]
+        server_pids = process_tree([p.pid for p in procs])
+        api_runs, raw_runs = [], []
+        for attempt in range(1, args.repeats + 1):
+            api_round = open_round(f"Bench loop {attempt}", 3600)
+            servers_cpu, pg_cpu = cpu_seconds(server_pids), postgres_cpu()
+            run = asyncio.run(api_closed_loop(loop_players, ports, api_round.pk, args.seconds))
+            done = max(1, len(run["latencies"]))
+            run["cpu"] = (
+                (cpu_seconds(server_pids) - servers_cpu) / done * 1000,
+                (postgres_cpu() - pg_cpu) / done * 1000,
+            )
+            api_runs.append(run)
+            raw_round = open_round(f"Bench raw {attempt}", 3600)
+            pg_cpu = postgres_cpu()
+            run = asyncio.run(
+                raw_closed_loop(bench_url, raw_pairs, house_id, raw_round.pk, args.seconds, hot_row=False)
+            )
+            run["pg_ms"] = (postgres_cpu() - pg_cpu) / max(1, len(run["latencies"])) * 1000
+            raw_runs.append(run)
+        api = max(api_runs, key=lambda r: r["rate"])
+        raw = max(raw_runs, key=lambda r: r["rate"])
+        raw_pg_ms = raw["pg_ms"]
+        stop_servers(procs)
+        procs = []
+        hot_round = open_round("Bench hot", 3600)
+        hot = asyncio.run(raw_closed_loop(bench_url, raw_pairs, house_id, hot_round.pk, args.seconds, hot_row=True))
+        print()
+        api_rates = ", ".join(f"{r['rate']:.0f}" for r in api_runs)
+        raw_rates = ", ".join(f"{r['rate']:.0f}" for r in raw_runs)
+        runs = f"API {api_rates}; raw {raw_rates}"
+        print(
+            f"(b) saturation: {args.clients} closed-loop clients, {args.seconds:.0f} s a run, the best of"
+            f" {args.repeats} alternating runs each (every run, confirms/s: {runs})"
+        )
+        print(f"    {'':44} {'confirms/s':>10} {'p50 ms':>8} {'p99 ms':>8}")
+        for label, r in (
+            (f"API (HTTP → {args.server} → bet_place)", api),
+            ("baseline: raw psycopg, same locks + inserts", raw),
+            ("reference: raw + one shared house row", hot),
+        ):
+            print(f"    {label:44} {r['rate']:10.0f} {pct(r['latencies'], 50):8.1f} {pct(r['latencies'], 99):8.1f}")
+        if api["errors"]:
+            print(f"    API refusals: {api['errors']}")
+        print(f"    API / baseline = {api['rate'] / raw['rate']:.2f}×   (goal ≥ 0.25×)")
+        print(
+            f"    CPU per confirm: {args.server} {api['cpu'][0]:.1f} ms + PostgreSQL {api['cpu'][1]:.1f} ms"
+            f"  (raw baseline: PostgreSQL {raw_pg_ms:.1f} ms); this machine has {os.cpu_count()} CPUs"
+        )
+
+        # (c) settlement
+        settle = settlement(settle_players, args.settle_bets_each)
+        print()
+        print(
+            f"(c) settlement: {settle['bets']:,} bets from {settle['players']:,} players "
+            f"(placed through bet_place in {settle['placing']:.1f}s)"
+        )
+        print(f"    round_settle                      {settle['settle'] * 1000:8.0f} ms   (goal ≤ 1,000 ms)")
+        print(
+            f"      of which telling players        {settle['events'] * 1000:8.0f} ms",
+            f"({settle['messages']:,} messages)",
+        )
+        print(
+            f"    baseline: raw COPY of the rows    {settle['copy'] * 1000:8.0f} ms   "
+            f"({settle['bets']:,} bet outcomes, {settle['payers']:,} transactions, {2 * settle['payers']:,} entries)"
+        )
+
+        report = ledger_reconciliation()
+        print()
+        print(
+            f"ledger after the run: {'reconciles' if report.ok else 'DOES NOT RECONCILE'} "
+            f"({report.transactions:,} transactions, {report.entries:,} entries)"
+        )
+        for problem in report.problems[:10]:
+            print(f"    {problem}")
+        return 0 if report.ok else 1
+    finally:
+        stop_servers(procs)
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep_db:
+            drop_database(db_url)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
