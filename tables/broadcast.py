@@ -18,6 +18,7 @@ synchronously, in the order they are called.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import struct
 from typing import Any
@@ -117,4 +118,14 @@ def direct_writer(send: Any) -> DirectWriter | None:
         return None
     if not isinstance(protocol, WebSocketServerProtocol):
         return None
+    _no_delay(protocol.transport)
     return DirectWriter(protocol)
+
+
+def _no_delay(transport: Any) -> None:
+    """Turn Nagle's algorithm off for a live table's socket, as asyncio does for every TCP socket and
+    Twisted (so daphne) does not: a card must not wait for the client's ACK of the previous frame."""
+    set_no_delay = getattr(transport, "setTcpNoDelay", None)
+    if set_no_delay is not None:
+        with contextlib.suppress(OSError):  # not a TCP socket (a Unix socket, say): nothing to turn off
+            set_no_delay(True)
