@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -94,6 +95,12 @@ class Table(models.Model):
     result_seconds = models.PositiveSmallIntegerField(
         default=5, help_text="How long a result stays before the next round."
     )
+    settle_delay_ms = models.PositiveIntegerField(
+        default=500,
+        validators=[MaxValueValidator(10_000)],
+        help_text="Pause between announcing a result and paying it, so the result reaches every browser at "
+        "the table before thousands of personal settlements compete with it.",
+    )
     # When the ticker must next look at this table (a deadline in the database, not in the scheduler).
     next_action_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -102,6 +109,7 @@ class Table(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(condition=Q(betting_seconds__gte=1), name="table_betting_seconds_positive"),
+            models.CheckConstraint(condition=Q(settle_delay_ms__lte=10_000), name="table_settle_delay_at_most_10s"),
         ]
 
     def __str__(self) -> str:

@@ -10,6 +10,10 @@ One table, one live round at a time::
     dealing/result ──fault or operator pause──▶ paused ──resume──▶ back where it was (from the persisted cards)
                                                  paused ──operator cancel──▶ cancelled (refunded)
 
+Settlement comes ``Table.settle_delay_ms`` after the result (default 500 ms): the result reaches every
+browser at the table before the settlement's database work and its one-per-player messages compete with
+that broadcast; the money is still paid once, by one compare-and-set.
+
 Deadlines live in PostgreSQL (``Table.next_action_at``), not in the scheduler:
 ``table_advance`` does at most one *due* step for one table, inside a
 transaction holding the table's row lock (``SKIP LOCKED``: a concurrent
@@ -304,7 +308,7 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
 def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
     """dealing → result once every card the rules call for is dealt: totals, winner, flags, roads."""
     now = now or timezone.now()
-    round_ = Round.objects.select_related("shoe").get(pk=round_id)
+    round_ = Round.objects.select_related("shoe", "table").get(pk=round_id)
     if round_.state != Round.State.DEALING:
         return False
     result, order = _deal_plan(round_, _upcoming(_engine().ShoeState.from_dict(round_.shoe.state)))
@@ -320,7 +324,9 @@ def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
     )
     if updated != 1:
         return False
-    _set_next(round_.table_id, now)
+    # Pay a moment later: the result goes to the whole table first, before the settlement's database
+    # work and its personal messages (one per player) compete with that broadcast.
+    _set_next(round_.table_id, now + timedelta(milliseconds=round_.table.settle_delay_ms))
     table_event(
         round_.table_id,
         {

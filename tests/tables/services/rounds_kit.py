@@ -27,7 +27,7 @@ def make_player(username: str = "alice", balance: str = "1000.00"):
 
 
 def fast_table(name: str = "Fast", **fields: Any) -> Table:
-    options = {"betting_seconds": 1, "deal_interval_ms": 10, "result_seconds": 0, **fields}
+    options = {"betting_seconds": 1, "deal_interval_ms": 10, "result_seconds": 0, "settle_delay_ms": 0, **fields}
     return make_table(name, **options)
 
 

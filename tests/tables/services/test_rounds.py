@@ -75,6 +75,30 @@ def test_the_window_does_not_close_one_millisecond_before_closes_at():
     assert Round.objects.get(pk=round_.pk).closed_at == round_.closes_at
 
 
+def test_the_round_is_paid_settle_delay_ms_after_its_result_and_not_a_millisecond_before():
+    table = fast_table(settle_delay_ms=750)
+    clock = Clock()
+    round_ = drive_to_state(table, clock, "result")
+    due = round_.result_at + timedelta(milliseconds=750)
+
+    assert Table.objects.get(pk=table.pk).next_action_at == due
+    assert rounds.table_advance(table_id=table.pk, now=due - timedelta(milliseconds=1)) is None
+    assert Round.objects.get(pk=round_.pk).state == "result"
+    assert rounds.table_advance(table_id=table.pk, now=due) == "settled"
+
+
+def test_a_table_cannot_wait_more_than_ten_seconds_to_pay():
+    from django.core.exceptions import ValidationError
+    from django.db import IntegrityError, transaction
+
+    table = fast_table()
+    table.settle_delay_ms = 10_001
+    with pytest.raises(ValidationError, match="settle_delay_ms"):
+        table.full_clean()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        table.save()
+
+
 def test_a_round_goes_betting_closed_dealing_card_by_card_result_settled_then_the_next_opens():
     table = fast_table()
     clock = Clock()
