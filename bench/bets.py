@@ -8,9 +8,9 @@ What it does (everything on loopback; everything it starts, it stops):
    (the embedded one under var/ when DATABASE_URL is unset), migrates it, and
    makes players, tokens and funded wallets (through wallets.services).
 2. Starts ``--servers`` HTTP servers on 127.0.0.1:<base-port>… against it: gunicorn with
-   ``--workers`` sync WSGI workers each, the README's deployment of the REST API (WebSockets stay
-   on daphne), or with ``--server daphne`` daphne processes serving HTTP through ASGI
-   (BET_THROTTLE_RATE lifted so the throttle does not shape the load).
+   ``--workers`` sync WSGI workers each (default: two per core in all), the README's deployment
+   of the REST API (WebSockets stay on daphne), or with ``--server daphne`` daphne processes
+   serving HTTP through ASGI (BET_THROTTLE_RATE lifted so the throttle does not shape the load).
 3. Warms the servers up (3 s of confirms on another round, not measured).
    (a) Burst: ``--players`` players each confirm a batch of three bets over
    HTTP at a random moment within the last second of a betting window:
@@ -580,11 +580,18 @@ def main() -> int:
         default="gunicorn",
         help="HTTP server: gunicorn WSGI workers, as the README deploys the REST API (default), or daphne",
     )
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers per server (default 4)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="gunicorn workers per server (default: two per core in all, as the README recommends)",
+    )
     parser.add_argument("--settle-players", type=int, default=2000)
     parser.add_argument("--settle-bets-each", type=int, default=5)
     parser.add_argument("--keep-db", action="store_true", help="leave the scratch database for inspection")
     args = parser.parse_args()
+    if args.workers <= 0:
+        args.workers = max(1, 2 * (os.cpu_count() or 1) // args.servers)
 
     db_url, redis_url = service_urls()
     bench_url = recreate_database(db_url)
