@@ -42,52 +42,18 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.scratch import drop_database, recreate_database, service_urls  # noqa: E402
 
 BENCH_DB = "baccarat_bench"
 LOOPBACK = "127.0.0.1"
 
 
 # ── servers and database ────────────────────────────────────────────────────
-
-
-def service_urls() -> tuple[str, str]:
-    """DATABASE_URL / REDIS_URL as the project would use them (starting the embedded servers if unset)."""
-    db_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
-    if not db_url or not redis_url:
-        from baccarat_site import embedded
-
-        db_url = db_url or embedded.ensure_postgres()
-        redis_url = redis_url or embedded.ensure_redis()
-    for url in (db_url, redis_url):
-        host = urlsplit(url).hostname
-        if host not in (None, "", "127.0.0.1", "localhost", "::1"):
-            raise SystemExit(f"bench/bets.py only talks to loopback servers, not {host}")
-    return db_url, redis_url
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
-def recreate_database(db_url: str) -> str:
-    import psycopg
-
-    with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-    return with_database(db_url, BENCH_DB)
-
-
-def drop_database(db_url: str) -> None:
-    import psycopg
-
-    with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
 
 
 def django_setup(bench_url: str, redis_url: str) -> None:
@@ -594,7 +560,7 @@ def main() -> int:
         args.workers = max(1, 2 * (os.cpu_count() or 1) // args.servers)
 
     db_url, redis_url = service_urls()
-    bench_url = recreate_database(db_url)
+    bench_url = recreate_database(db_url, BENCH_DB)
     procs: list[subprocess.Popen] = []
     try:
         django_setup(bench_url, redis_url)
@@ -745,7 +711,7 @@ def main() -> int:
 
         connections.close_all()
         if not args.keep_db:
-            drop_database(db_url)
+            drop_database(db_url, BENCH_DB)
 
 
 if __name__ == "__main__":

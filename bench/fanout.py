@@ -45,10 +45,12 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.scratch import drop_database, recreate_database, service_urls  # noqa: E402
 
 BENCH_DB = "baccarat_bench_fanout"
 LOOPBACK = "127.0.0.1"
@@ -298,36 +300,6 @@ async def baseline_server(port: int, redis_url: str, channel: str) -> None:
 # ── servers, database ───────────────────────────────────────────────────────
 
 
-def service_urls() -> tuple[str, str]:
-    db_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
-    if not db_url or not redis_url:
-        from baccarat_site import embedded
-
-        db_url = db_url or embedded.ensure_postgres()
-        redis_url = redis_url or embedded.ensure_redis()
-    return db_url, redis_url
-
-
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
-
-
-def recreate_database(db_url: str) -> str:
-    import psycopg
-
-    with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-    return with_database(db_url, BENCH_DB)
-
-
-def drop_database(db_url: str) -> None:
-    import psycopg
-
-    with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-
-
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind((LOOPBACK, 0))
@@ -431,7 +403,7 @@ def make_tables(quiet: int) -> tuple[int, list[int]]:
 
 def run(args: argparse.Namespace) -> int:
     db_url, redis_url = service_urls()
-    bench_url = recreate_database(db_url)
+    bench_url = recreate_database(db_url, BENCH_DB)
     prefix = f"benchfan{os.getpid()}"
     queue = f"bench-{uuid.uuid4().hex[:8]}"
     django_setup(bench_url, redis_url, prefix)
@@ -589,7 +561,7 @@ def run(args: argparse.Namespace) -> int:
             from django.db import connections
 
             connections.close_all()
-        drop_database(db_url)
+        drop_database(db_url, BENCH_DB)
 
     p99, base_p99 = percentile(delays, 99), percentile(base_delays, 99)
     print()
