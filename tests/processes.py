@@ -96,12 +96,15 @@ def celery_worker_command(name: str, *, beat_schedule: Path | None = None, concu
     """A Celery worker; with ``beat_schedule``, also the beat (``-B``) keeping its schedule file there
     (never the default, which is a file in the current directory: the repository)."""
     command = [str(BIN / "celery"), "-A", "baccarat_site", "worker", "-l", "info", "-n", f"{name}@%h"]
-    command += ["--concurrency", str(concurrency), "-P", "prefork", "--without-gossip", "--without-mingle"]
+    command += ["--concurrency", str(concurrency), "-P", "prefork"]
+    command += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
     return [*command, "-B", "-s", str(beat_schedule)] if beat_schedule is not None else command
 
 
 def celery_beat_command(schedule: Path) -> list[str]:
-    return [str(BIN / "celery"), "-A", "baccarat_site", "beat", "-l", "info", "-s", str(schedule)]
+    """Celery beat keeping its schedule file at ``schedule``, waking at least once a second."""
+    command = [str(BIN / "celery"), "-A", "baccarat_site", "beat", "-l", "info", "-s", str(schedule)]
+    return [*command, "--max-interval", "1"]
 
 
 def wait_for_http(url: str, timeout: float = 30, proc: subprocess.Popen[bytes] | None = None) -> None:

@@ -12,33 +12,20 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import quote
 
 from django.conf import settings
 
-ROOT = Path(__file__).resolve().parents[3]
-BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def test_database_url() -> str:
-    db = settings.DATABASES["default"]
-    user = quote(db["USER"] or "", safe="")
-    password = f":{quote(db['PASSWORD'], safe='')}" if db.get("PASSWORD") else ""
-    host, port, name = db["HOST"] or "", db["PORT"] or "", db["NAME"]
-    if host.startswith("/"):
-        query = f"?host={quote(host, safe='')}"
-        return f"postgresql://{user}{password}@{':' + port if port else ''}/{name}{query}"
-    return f"postgresql://{user}{password}@{host}{':' + port if port else ''}/{name}"
+from tests.processes import (
+    ROOT,
+    celery_beat_command,
+    celery_worker_command,
+    daphne_command,
+    free_port,
+    process_env,
+)
 
 
 class Stack:
@@ -50,17 +37,7 @@ class Stack:
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.logs: dict[str, Path] = {}
         self.ports: dict[str, int] = {}
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "baccarat_site.settings",
-            "DATABASE_URL": test_database_url(),
-            "REDIS_URL": settings.REDIS_URL,
-            "CHANNELS_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
-            "CELERY_QUEUE": self.queue,
-            "TICK_SECONDS": str(tick),
-            "LOG_LEVEL": "INFO",
-            "PYTHONUNBUFFERED": "1",
-        }
+        self.env = process_env(CELERY_QUEUE=self.queue, TICK_SECONDS=str(tick), LOG_LEVEL="INFO")
 
     def _start(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
         log = self.tmp_path / f"{name}.log"
@@ -76,7 +53,7 @@ class Stack:
     def daphne(self, name: str = "web") -> int:
         port = free_port()
         self.ports[name] = port
-        self._start(name, [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "baccarat_site.asgi:application"])
+        self._start(name, daphne_command(port))
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
@@ -86,41 +63,10 @@ class Stack:
         raise RuntimeError(f"daphne {name} did not listen on {port}:\n{self.log(name)}")
 
     def worker(self, name: str = "worker", concurrency: int = 2) -> subprocess.Popen[bytes]:
-        return self._start(
-            name,
-            [
-                str(BIN / "celery"),
-                "-A",
-                "baccarat_site",
-                "worker",
-                "-l",
-                "info",
-                "--concurrency",
-                str(concurrency),
-                "-n",
-                f"{name}-{self.queue}@%h",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ],
-        )
+        return self._start(name, celery_worker_command(f"{name}-{self.queue}", concurrency=concurrency))
 
     def beat(self, name: str = "beat") -> subprocess.Popen[bytes]:
-        return self._start(
-            name,
-            [
-                str(BIN / "celery"),
-                "-A",
-                "baccarat_site",
-                "beat",
-                "-l",
-                "info",
-                "-s",
-                str(self.tmp_path / f"celerybeat-schedule-{name}"),
-                "--max-interval",
-                "1",
-            ],
-        )
+        return self._start(name, celery_beat_command(self.tmp_path / f"celerybeat-schedule-{name}"))
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         proc = self.procs.pop(name)
