@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from tables.engine import BET_TYPES
 from tables.models import Table, Variant
 from wallets import services as wallet_services
 from wallets.models import LedgerTransaction
@@ -19,25 +20,9 @@ OPERATOR = ("operator", "operator-pass-123")
 DEMO_DEPOSIT = Decimal("10000.00")
 DEMO_REFERENCE = "demo:initial"
 
-MINI_LIMITS = {
-    **{t: {"min": "1.00", "max": "1000.00"} for t in ("player", "banker", "tie")},
-    **{
-        t: {"min": "1.00", "max": "100.00"}
-        for t in (
-            "player_pair",
-            "banker_pair",
-            "any_pair",
-            "perfect_pair",
-            "player_natural",
-            "banker_natural",
-            "player_bonus",
-            "banker_bonus",
-            "lucky_six",
-            "lucky_six_2",
-            "lucky_six_3",
-        )
-    },
-}
+MAIN_BETS = ("player", "banker", "tie")
+# Mini Baccarat: lower limits on every bet type the engine knows.
+MINI_LIMITS = {t: {"min": "1.00", "max": "1000.00" if t in MAIN_BETS else "100.00"} for t in BET_TYPES}
 
 
 class Command(BaseCommand):
