@@ -23,6 +23,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from baccarat_site.redis_client import redis_client
 from tables.engine import BET_TYPES
 from tables.models import Bet
 from tables.selectors import bets as bet_selectors
@@ -168,29 +169,13 @@ class RoundDetailApi(APIView):
 # ── bets ────────────────────────────────────────────────────────────────────
 
 
-_redis_clients: dict[str, Any] = {}
-
-
-def _throttle_redis() -> Any:
-    """One Redis client (and connection pool) per process. Django's cache object is per thread,
-    and under ASGI every request runs in a new thread: going through it would open a new Redis
-    connection per request."""
-    import redis
-
-    url = settings.REDIS_URL
-    client = _redis_clients.get(url)
-    if client is None:
-        client = _redis_clients[url] = redis.Redis.from_url(url)
-    return client
-
-
 def _count(key: str, ttl: int) -> int | None:
     """INCR ``key`` (expiring in ``ttl`` s) and return the count; None if Redis fails twice."""
     import redis
 
     for attempt in (1, 2):
         try:
-            pipe = _throttle_redis().pipeline(transaction=False)
+            pipe = redis_client().pipeline(transaction=False)
             pipe.incr(key)
             pipe.expire(key, ttl)
             return int(pipe.execute()[0])

@@ -25,6 +25,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
+from baccarat_site.redis_client import redis_client
+
 logger = logging.getLogger(__name__)
 
 # How long synchronous code waits for a send before giving up (the event is then lost; the next
@@ -33,8 +35,6 @@ SEND_TIMEOUT_SECONDS = 10.0
 
 TOTALS_INTERVAL_MS = 250
 DIRTY_TTL_SECONDS = 3600
-
-_redis_clients: dict[str, Any] = {}
 
 
 def table_group(table_id: int) -> str:
@@ -115,16 +115,6 @@ def user_event(user_id: int, event: dict[str, Any]) -> None:
 # ── bets.totals, throttled ──────────────────────────────────────────────────
 
 
-def _redis() -> Any:
-    import redis
-
-    url = settings.REDIS_URL
-    client = _redis_clients.get(url)
-    if client is None:
-        client = _redis_clients[url] = redis.Redis.from_url(url)
-    return client
-
-
 def _key(name: str) -> str:
     # The channel-layer prefix keeps test runs and deployments sharing one Redis apart.
     prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
@@ -149,7 +139,7 @@ redis.call('SADD', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
 return 0
 """
-_scripts: dict[int, Any] = {}
+_scripts: dict[int, Any] = {}  # id(client) → the registered script (one client per process and URL)
 
 
 def _throttle(client: Any) -> Any:
@@ -160,7 +150,7 @@ def _throttle(client: Any) -> Any:
 
 
 def _bets_changed_now(table_id: int, round_id: int) -> None:
-    client = _redis()
+    client = redis_client()
     try:
         leading = _throttle(client)(
             keys=[_key(f"totals-throttle:{round_id}"), _key("totals-dirty")],
@@ -180,7 +170,7 @@ def bets_changed(*, table_id: int, round_id: int) -> None:
 
 def bets_totals_flush() -> int:
     """Trailing edge: broadcast the totals of every round marked dirty since the last flush. Returns how many."""
-    client = _redis()
+    client = redis_client()
     members = client.spop(_key("totals-dirty"), 1000) or []
     for member in members:
         table_id, round_id = (int(part) for part in member.decode().split(":"))

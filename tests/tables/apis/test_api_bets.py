@@ -218,7 +218,7 @@ def test_when_redis_fails_the_throttle_lets_the_confirm_through(player, betting_
     def broken():
         raise redis.ConnectionError("down")
 
-    monkeypatch.setattr(apis, "_throttle_redis", broken)
+    monkeypatch.setattr(apis, "redis_client", broken)
     alice = player("alice", "100.00")
     assert post(client_for(alice), betting_round.pk, GOOD).status_code == 201
 
