@@ -34,7 +34,6 @@ import contextlib
 import json
 import os
 import random
-import signal
 import socket
 import subprocess
 import sys
@@ -47,7 +46,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.scratch import drop_database, recreate_database, service_urls  # noqa: E402
+from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
 BENCH_DB = "baccarat_bench"
 LOOPBACK = "127.0.0.1"
@@ -165,29 +164,15 @@ def start_servers(
     for proc, p in zip(procs, ports, strict=True):
         while True:
             if proc.poll() is not None:
-                stop_servers(procs)
+                stop_groups(procs)
                 raise SystemExit(f"{server} on {p} exited: {proc.stderr.read().decode()[-2000:]}")
             with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, p), timeout=0.5):
                 break
             if time.monotonic() > deadline:
-                stop_servers(procs)
+                stop_groups(procs)
                 raise SystemExit(f"{server} on {p} did not start")
             time.sleep(0.2)
     return procs, ports
-
-
-def stop_servers(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
 
 
 # ── data ────────────────────────────────────────────────────────────────────
@@ -652,7 +637,7 @@ def main() -> int:
         api = max(api_runs, key=lambda r: r["rate"])
         raw = max(raw_runs, key=lambda r: r["rate"])
         raw_pg_ms = raw["pg_ms"]
-        stop_servers(procs)
+        stop_groups(procs)
         procs = []
         hot_round = open_round("Bench hot", 3600)
         hot = asyncio.run(raw_closed_loop(bench_url, raw_pairs, house_id, hot_round.pk, args.seconds, hot_row=True))
@@ -706,7 +691,7 @@ def main() -> int:
             print(f"    {problem}")
         return 0 if report.ok else 1
     finally:
-        stop_servers(procs)
+        stop_groups(procs)
         from django.db import connections
 
         connections.close_all()

@@ -34,7 +34,6 @@ import contextlib
 import json
 import multiprocessing
 import os
-import signal
 import socket
 import statistics
 import subprocess
@@ -50,7 +49,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.scratch import drop_database, recreate_database, service_urls  # noqa: E402
+from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
 BENCH_DB = "baccarat_bench_fanout"
 LOOPBACK = "127.0.0.1"
@@ -332,18 +331,7 @@ class Processes:
         return proc
 
     def stop(self, *names: str) -> None:
-        for name in names or list(self.procs):
-            proc = self.procs.pop(name, None)
-            if proc is None:
-                continue
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=5)
+        stop_groups([self.procs.pop(name) for name in names or list(self.procs) if name in self.procs])
 
     def log_text(self, name: str) -> str:
         path = self.logs / f"{name}.log"

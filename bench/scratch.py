@@ -1,9 +1,13 @@
-"""What every benchmark needs first: the project's PostgreSQL and Redis (the embedded ones under var/
-when DATABASE_URL / REDIS_URL are unset) and a scratch database it may drop, on loopback only."""
+"""What every benchmark needs: the project's PostgreSQL and Redis (the embedded ones under var/ when
+DATABASE_URL / REDIS_URL are unset), a scratch database it may drop, on loopback only, and a clean stop
+of the server processes it started."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -42,3 +46,18 @@ def drop_database(db_url: str, name: str) -> None:
 
     with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def stop_groups(procs: list[subprocess.Popen]) -> None:
+    """Stop each process's whole group (a server's workers included): TERM to all, then KILL stragglers."""
+    for proc in procs:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
