@@ -8,13 +8,18 @@ and ``wallets.services``.
 
 from __future__ import annotations
 
+from dataclasses import fields as dataclass_fields
 from decimal import Decimal
 from typing import Any
 
+from auditlog.registry import auditlog
 from django.conf import settings
-from django.core.validators import MaxValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+
+from tables.engine.bets import BET_TYPES as _BET_TYPES
+from tables.engine.payouts import DEFAULT_PAYTABLE, Paytable
 
 
 def default_paytable() -> dict[str, Any]:
@@ -37,19 +42,117 @@ def default_limits() -> dict[str, dict[str, str]]:
     return {t: {"min": "1.00", "max": "5000.00" if t in main else "500.00"} for t in BET_TYPES}
 
 
+#: Paytable entries (odds x of "x:1") stored as typed fields ``pays_<name>``: the engine's Paytable fields.
+PAYTABLE_FIELDS = tuple(f.name for f in dataclass_fields(Paytable) if f.name != "bonus_margins")
+#: Player/Banker Bonus: the non-natural winning margins a paytable may pay (RULES: 4 to 9).
+BONUS_MARGINS = (4, 5, 6, 7, 8, 9)
+_DEFAULT_PAYS = {name: str(getattr(DEFAULT_PAYTABLE, name)) for name in PAYTABLE_FIELDS}
+_DEFAULT_MARGINS = {margin: str(odds) for margin, odds in DEFAULT_PAYTABLE.bonus_margins}
+_PAYS_HELP = {
+    "player": "Player pays x:1 (RULES: 1).",
+    "banker": "Banker in Traditional mode pays x:1: 0.95 is a 5% commission.",
+    "banker_no_commission": "Banker in No-Commission mode, any win but a 6.",
+    "banker_no_commission_six": "Banker in No-Commission mode winning with 6 (RULES: 0.5, i.e. 1:2).",
+    "tie": "Tie pays 8:1 or 9:1.",
+    "player_natural": "7:2 is 3.5.",
+    "banker_natural": "7:2 is 3.5.",
+    "bonus_natural": "Player/Banker Bonus: a win with a natural.",
+    "lucky_six_two_cards": "Lucky Six: Banker wins with 6 on two cards.",
+    "lucky_six_three_cards": "Lucky Six: Banker wins with 6 on three cards.",
+    "lucky_six_2": "2-Card Lucky Six.",
+    "lucky_six_3": "3-Card Lucky Six.",
+}
+
+
+def _odds_text(value: Any) -> str:
+    """A decimal as stored in a round's terms: always two places ("8.00"), whether read or just typed."""
+    return str(Decimal(str(value)).quantize(Decimal("0.01")))
+
+
+def _odds_field(name: str) -> models.DecimalField:
+    return models.DecimalField(
+        f"{name.replace('_', ' ')} pays",
+        max_digits=7,
+        decimal_places=2,
+        default=Decimal(_DEFAULT_PAYS[name]),
+        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(Decimal("1000"))],
+        help_text=_PAYS_HELP.get(name, ""),
+    )
+
+
+def _margin_field(margin: int) -> models.DecimalField:
+    return models.DecimalField(
+        f"bonus, win by {margin}",
+        max_digits=7,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        default=Decimal(_DEFAULT_MARGINS[margin]),
+        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(Decimal("1000"))],
+        help_text="Empty: a non-natural win by this margin loses the Bonus bet.",
+    )
+
+
 class Variant(models.Model):
-    """A ruleset operators attach to tables: decks, paytable, limits, bet availability."""
+    """A ruleset operators attach to tables: decks, paytable, the bets offered with their limits.
+
+    The paytable is one typed field per entry (``pays_*``); the offered bet types and their limits are
+    :class:`VariantBet` rows. Rounds copy both when they open (``Round.terms``), so an edit applies from
+    the next round.
+    """
+
+    class Tie(models.IntegerChoices):
+        EIGHT = 8, "8:1"
+        NINE = 9, "9:1"
 
     name = models.CharField(max_length=60, unique=True)
-    decks = models.PositiveSmallIntegerField(default=8)
-    cut_min = models.PositiveSmallIntegerField(default=14, help_text="Fewest cards behind the cut card.")
+    decks = models.PositiveSmallIntegerField(default=8, validators=[MinValueValidator(1), MaxValueValidator(8)])
+    cut_min = models.PositiveSmallIntegerField(
+        default=14, validators=[MinValueValidator(1)], help_text="Fewest cards behind the cut card."
+    )
     cut_max = models.PositiveSmallIntegerField(default=26, help_text="Most cards behind the cut card.")
-    paytable = models.JSONField(default=default_paytable)
-    # {bet_type: {"min": "1.00", "max": "500.00"}}; a type absent here is not offered.
-    limits = models.JSONField(default=default_limits)
-    pb_difference_limit = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("5000.00"))
-    # {bet_type: last shoe round in which it may be placed}
-    unavailable_after = models.JSONField(default=default_unavailable_after)
+    pb_difference_limit = models.DecimalField(
+        "Player/Banker difference limit",
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("5000.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="The most a player's Banker and Player stakes in one round may differ by; it is the binding "
+        "maximum of both sides (500 on Player allows up to 1,000 on Banker at a 500 limit).",
+    )
+    pays_player = _odds_field("player")
+    pays_banker = _odds_field("banker")
+    pays_banker_no_commission = _odds_field("banker_no_commission")
+    pays_banker_no_commission_six = _odds_field("banker_no_commission_six")
+    pays_tie = models.DecimalField(
+        "tie pays",
+        max_digits=7,
+        decimal_places=2,
+        default=Decimal(8),
+        choices=[(Decimal(8), "8:1"), (Decimal(9), "9:1")],
+    )
+    pays_player_pair = _odds_field("player_pair")
+    pays_banker_pair = _odds_field("banker_pair")
+    pays_any_pair = _odds_field("any_pair")
+    pays_perfect_pair = _odds_field("perfect_pair")
+    pays_player_natural = _odds_field("player_natural")
+    pays_banker_natural = _odds_field("banker_natural")
+    pays_bonus_natural = _odds_field("bonus_natural")
+    pays_bonus_margin_4 = _margin_field(4)
+    pays_bonus_margin_5 = _margin_field(5)
+    pays_bonus_margin_6 = _margin_field(6)
+    pays_bonus_margin_7 = _margin_field(7)
+    pays_bonus_margin_8 = _margin_field(8)
+    pays_bonus_margin_9 = _margin_field(9)
+    pays_lucky_six_two_cards = _odds_field("lucky_six_two_cards")
+    pays_lucky_six_three_cards = _odds_field("lucky_six_three_cards")
+    pays_lucky_six_2 = _odds_field("lucky_six_2")
+    pays_lucky_six_3 = _odds_field("lucky_six_3")
+    allow_player_advantage = models.BooleanField(
+        default=False,
+        help_text="Save a paytable that gives some bet a player advantage (a negative house edge). "
+        "Without this tick such a paytable is refused.",
+    )
 
     class Meta:
         constraints = [
@@ -58,26 +161,128 @@ class Variant(models.Model):
                 condition=Q(cut_min__gte=1, cut_max__gte=models.F("cut_min")), name="variant_cut_range"
             ),
             models.CheckConstraint(condition=Q(pb_difference_limit__gte=0), name="variant_pb_limit_not_negative"),
+            models.CheckConstraint(condition=Q(pays_tie__in=[8, 9]), name="variant_tie_pays_8_or_9"),
+            models.CheckConstraint(
+                condition=Q(**{f"pays_{name}__gt": 0 for name in PAYTABLE_FIELDS}),
+                name="variant_pays_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    *[
+                        Q(**{f"pays_bonus_margin_{m}__isnull": True}) | Q(**{f"pays_bonus_margin_{m}__gt": 0})
+                        for m in BONUS_MARGINS
+                    ]
+                ),
+                name="variant_bonus_margins_positive",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        """Refuse a cut-card range the shoe cannot use and a paytable with a player advantage (unless allowed)."""
+        from django.core.exceptions import ValidationError
+
+        errors: dict[str, list[str]] = {}
+        if self.cut_min is not None and self.cut_max is not None and self.cut_max < self.cut_min:
+            errors["cut_max"] = ["The most cards behind the cut card cannot be fewer than the fewest."]
+        if self.decks is not None and self.cut_max is not None and self.cut_max > self.decks * 52 // 4:
+            errors["cut_max"] = [f"At most a quarter of the shoe ({self.decks * 52 // 4} cards) behind the cut card."]
+        if not errors and not self.allow_player_advantage:
+            try:
+                advantage = self.player_advantages()
+            except (TypeError, ValueError, ArithmeticError):
+                advantage = {}  # field errors are reported by the fields themselves
+            if advantage:
+                worst = ", ".join(f"{name} ({float(edge):.4%})" for name, edge in advantage.items())
+                errors["allow_player_advantage"] = [
+                    f"This paytable gives the player an advantage on: {worst}. Lower those payouts, or tick "
+                    "“allow player advantage” to save it anyway."
+                ]
+        if errors:
+            raise ValidationError(errors)
+
+    def player_advantages(self) -> dict[str, Any]:
+        """Bets whose exact house edge for this deck count and paytable is negative: {bet: edge}."""
+        from tables.engine import house_edges
+
+        return {name: edge for name, edge in house_edges(self.decks, self.engine_paytable()).items() if edge < 0}
+
+    def paytable_dict(self) -> dict[str, Any]:
+        """The paytable in the engine's ``Paytable.to_dict()`` shape."""
+        out: dict[str, Any] = {name: _odds_text(getattr(self, f"pays_{name}")) for name in PAYTABLE_FIELDS}
+        out["bonus_margins"] = {
+            str(m): _odds_text(getattr(self, f"pays_bonus_margin_{m}"))
+            for m in BONUS_MARGINS
+            if getattr(self, f"pays_bonus_margin_{m}") is not None
+        }
+        return out
+
+    def limits_dict(self) -> dict[str, Any]:
+        """Offered bets, their limits and cut-offs in the engine's ``Limits.to_dict()`` shape."""
+        rows = sorted(self.bets.all() if self.pk else [], key=lambda row: _BET_TYPES.index(row.bet_type))
+        return {
+            "per_type": {
+                row.bet_type: {"min": _odds_text(row.min_stake), "max": _odds_text(row.max_stake)} for row in rows
+            },
+            "pb_difference": str(self.pb_difference_limit),
+            "unavailable_after": {row.bet_type: row.last_shoe_round for row in rows},
+        }
+
+    def terms(self) -> dict[str, Any]:
+        """What a round opens with and keeps: the paytable and the limits, as plain JSON."""
+        return {"paytable": self.paytable_dict(), "limits": self.limits_dict()}
+
     def engine_paytable(self):  # noqa: ANN201 - engine type, imported lazily
         from tables.engine import Paytable
 
-        return Paytable.from_dict(self.paytable)
+        return Paytable.from_dict(self.paytable_dict())
 
     def engine_limits(self):  # noqa: ANN201
         from tables.engine import Limits
 
-        return Limits.from_dict(
-            {
-                "per_type": self.limits,
-                "pb_difference": str(self.pb_difference_limit),
-                "unavailable_after": self.unavailable_after,
-            }
-        )
+        return Limits.from_dict(self.limits_dict())
+
+
+class VariantBet(models.Model):
+    """A bet type a variant offers, with its per-round minimum and maximum stake and its shoe-round cut-off."""
+
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="bets")
+    bet_type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
+    min_stake = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("1.00"), validators=[MinValueValidator(Decimal("0.01"))]
+    )
+    max_stake = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("500.00"), validators=[MinValueValidator(Decimal("0.01"))]
+    )
+    last_shoe_round = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="The last round of a shoe in which this bet may be placed; empty: every round.",
+    )
+
+    class Meta:
+        ordering = ["variant", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["variant", "bet_type"], name="variant_bet_once"),
+            models.CheckConstraint(condition=Q(bet_type__in=_BET_TYPES), name="variant_bet_known_type"),
+            models.CheckConstraint(condition=Q(min_stake__gt=0), name="variant_bet_min_positive"),
+            models.CheckConstraint(condition=Q(max_stake__gte=models.F("min_stake")), name="variant_bet_min_le_max"),
+            models.CheckConstraint(
+                condition=Q(last_shoe_round__isnull=True) | Q(last_shoe_round__gte=1), name="variant_bet_cutoff"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variant}: {self.bet_type}"
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        if self.min_stake is not None and self.max_stake is not None and self.max_stake < self.min_stake:
+            raise ValidationError({"max_stake": "The maximum cannot be below the minimum."})
 
 
 class Table(models.Model):
@@ -182,6 +387,9 @@ class Round(models.Model):
     # While paused: the state to go back to on resume.
     paused_from = models.CharField(max_length=10, blank=True)
     reason = models.CharField(max_length=200, blank=True, help_text="Why it was paused or cancelled.")
+    # The paytable and limits the round opened with (Variant.terms()): bets are checked and settled by
+    # these, so an operator's edit to the variant applies from the next round and never to a confirmed bet.
+    terms = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-id"]
@@ -268,3 +476,10 @@ class Bet(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type} {self.amount} ({self.status})"
+
+
+# Configuration changes are audited row by row (who, when, before → after); operator actions that are not
+# a plain save are recorded by the services with baccarat_site.audit.audit.
+auditlog.register(Variant)
+auditlog.register(VariantBet)
+auditlog.register(Table, exclude_fields=["next_action_at"])

@@ -8,11 +8,16 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from tables import engine
 from tables.models import Round, Shoe, Table, Variant
 
 
 def make_variant(name: str = "Baccarat", **fields: object) -> Variant:
-    return Variant.objects.create(name=name, **fields)
+    """A variant through the same service as the demo data; ``paytable``, ``limits``, ``unavailable_after``
+    take the engine's dict shapes."""
+    from tables.services.variants import variant_create
+
+    return variant_create(name=name, **fields)
 
 
 def make_table(name: str = "Table 1", variant: Variant | None = None, **fields: object) -> Table:
@@ -42,6 +47,7 @@ def make_round(
         state=state,
         opens_at=now,
         closes_at=now + timedelta(seconds=closes_in),
+        terms=table.variant.terms(),
     )
 
 
@@ -50,3 +56,43 @@ def make_user(username: str = "alice", password: str = "pass-word-123", **fields
 
 
 ZERO = Decimal("0.00")
+
+
+def make_finished_shoe(table: Table, number: int = 1, *, seed: str | None = None, finished_at: object = None) -> Shoe:
+    """A shoe dealt to its cut card by the engine, with its rounds as the services record them, then finished."""
+    variant = table.variant
+    seed = seed or engine.new_server_seed()
+    state = engine.new_shoe(variant.decks, seed_hex=seed, cut_range=(variant.cut_min, variant.cut_max))
+    now = finished_at or timezone.now()
+    shoe = Shoe.objects.create(
+        table=table,
+        number=number,
+        state=state.to_dict(),
+        server_seed=seed,
+        commitment=engine.commitment(seed),
+        burn_card=state.burn_card,
+        burn_count=state.burn_count,
+    )
+    while not state.is_last_round:
+        result = state.deal_round()
+        cards = [
+            {"hand": hand, "card": str(card), "position": i}
+            for i, (hand, card) in enumerate(result.cards_in_deal_order(), start=1)
+        ]
+        Round.objects.create(
+            table=table,
+            shoe=shoe,
+            number=state.round_number,
+            state=Round.State.SETTLED,
+            opens_at=now,
+            closes_at=now,
+            cards=cards,
+            player_total=result.player_total,
+            banker_total=result.banker_total,
+            winner=str(result.winner),
+            is_last_of_shoe=state.is_last_round,
+            terms=variant.terms(),
+        )
+    Shoe.objects.filter(pk=shoe.pk).update(state=state.to_dict(), finished_at=now)
+    shoe.refresh_from_db()
+    return shoe

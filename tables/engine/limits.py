@@ -13,6 +13,9 @@ from typing import Any, Final
 
 from .bets import BET_TYPES, format_money, to_amount
 
+#: The two sides whose stakes the Player/Banker difference limit compares.
+PB_SIDES: Final = ("player", "banker")
+
 #: The last shoe round in which each side bet may be placed (RULES.md); types not listed are always open.
 DEFAULT_UNAVAILABLE_AFTER: Final[dict[str, int]] = {
     "player_pair": 60,
@@ -42,21 +45,28 @@ def bet_available(bet_type: str, shoe_round: int, unavailable_after: Mapping[str
 
 @dataclass(frozen=True)
 class BetViolation:
-    """Why a bet was refused. ``code`` is the API error code (docs: /work/shared/API.md)."""
+    """Why a bet was refused. ``code`` is the API error code (docs/api.md)."""
 
     code: str
     bet_type: str | None
     detail: str
+    #: The amount the refusal is measured against (the minimum, the maximum, the difference limit).
+    limit: Decimal | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "bet_type": self.bet_type, "detail": self.detail}
+        out: dict[str, Any] = {"code": self.code, "bet_type": self.bet_type, "detail": self.detail}
+        if self.limit is not None:
+            out["limit"] = str(self.limit)
+        return out
 
 
 @dataclass(frozen=True)
 class Limits:
     """A table's limits. A bet type absent from ``per_type`` is not offered at the table.
 
-    ``pb_difference`` limits |Banker stake − Player stake| of one player in one round (None: no limit).
+    ``pb_difference`` limits |Banker stake − Player stake| of one player in one round. When it is set it is the
+    binding maximum of Player and Banker (a stake on one side raises what the other may take by as much); their
+    per-type maximum then does not apply, only their minimum. None: no difference limit, per-type maxima apply.
     """
 
     per_type: Mapping[str, tuple[Decimal, Decimal]]
@@ -129,7 +139,9 @@ def validate_bets(
 
     Checks, per new bet: unknown_bet_type, invalid_amount (≤ 0, more than two decimals, not a finite number),
     bet_unavailable (not offered at this table, or past its shoe-round limit); then per bet type, the round's
-    total stake (existing + new) against below_min / above_max; then pb_difference_limit.
+    total stake (existing + new) against below_min / above_max (for Player and Banker only the minimum when the
+    table has a difference limit); then pb_difference_limit: |Banker − Player| of the round may not exceed it,
+    unless the new bets narrow a difference that was already wider.
     """
     violations: list[BetViolation] = []
     totals: dict[str, Decimal] = {}
@@ -166,9 +178,12 @@ def validate_bets(
     for bet_type in touched:
         low, high = limits.per_type[bet_type]
         total = before.get(bet_type, Decimal(0)) + totals[bet_type]
+        # Player and Banker: with a difference limit, the difference is their binding maximum (below).
+        if bet_type in PB_SIDES and limits.pb_difference is not None:
+            high = total
         if total < low:
             violations.append(
-                BetViolation("below_min", bet_type, f"The minimum {bet_type} stake is {format_money(low)}.")
+                BetViolation("below_min", bet_type, f"The minimum {bet_type} stake is {format_money(low)}.", low)
             )
         elif total > high:
             violations.append(
@@ -177,6 +192,7 @@ def validate_bets(
                     bet_type,
                     f"The maximum {bet_type} stake in a round is {format_money(high)}"
                     f" (this would make it {format_money(total)}).",
+                    high,
                 )
             )
 
@@ -195,6 +211,7 @@ def validate_bets(
                     side,
                     "The difference between Banker and Player stakes may be at most"
                     f" {format_money(limits.pb_difference)} (this would make it {format_money(diff)}).",
+                    limits.pb_difference,
                 )
             )
     return violations

@@ -108,16 +108,19 @@ def parse_bets(bets: Any) -> list[tuple[str, Decimal]]:
             raise InvalidBet(f"{str(bet_type)[:40]!r} is not a bet type.", code="unknown_bet_type")
         if not isinstance(amount, str):
             raise InvalidBet(
-                f'bets[{index}].amount must be a string like "10.00", not a JSON number.', code="invalid_amount"
+                f'bets[{index}].amount must be a string like "10.00", not a JSON number.',
+                code="invalid_amount",
+                bet_type=bet_type,
             )
         if not _AMOUNT_RE.match(amount):
             raise InvalidBet(
                 f"{amount[:40]!r} is not an amount: digits with at most two decimals, up to {MAX_BET_AMOUNT:,.2f}.",
                 code="invalid_amount",
+                bet_type=bet_type,
             )
         value = Decimal(amount).quantize(CENT)
         if value <= 0:
-            raise InvalidBet("A stake must be greater than zero.", code="invalid_amount")
+            raise InvalidBet("A stake must be greater than zero.", code="invalid_amount", bet_type=bet_type)
         parsed.append((bet_type, value))
     return parsed
 
@@ -186,10 +189,9 @@ def _replay(*, user: Any, key: str, fingerprint: str) -> dict | None:
 
 
 _ROUND_FOR_BETS = """
-SELECT r.number, r.table_id, v.id, v.limits, v.pb_difference_limit, v.unavailable_after
+SELECT r.number, r.table_id, r.terms
 FROM tables_round r
 JOIN tables_table t ON t.id = r.table_id
-JOIN tables_variant v ON v.id = t.variant_id
 WHERE r.id = %s AND r.state = 'betting' AND r.closes_at > %s AND t.status = 'open'
 FOR SHARE OF r
 """
@@ -216,7 +218,8 @@ FROM p, unnest(%s::bigint[], %s::varchar[], %s::numeric[]) AS v(id, type, amount
 """
 
 
-_limits_cache: dict[int, tuple[Any, Any, Any, Any]] = {}
+_limits_cache: dict[int, tuple[Any, Any]] = {}
+LIMITS_CACHE_SIZE = 256
 _sequence: list[str] = []
 
 
@@ -228,18 +231,18 @@ def _bet_sequence(cursor: Any) -> str:
     return _sequence[0]
 
 
-def _limits_of(variant_id: int, limits: Any, pb_limit: Decimal, unavailable_after: Any) -> Any:
-    """The variant's engine Limits, rebuilt only when the variant's settings differ from the cached ones
-    (an operator may edit them at any time; comparing the small dicts is far cheaper than rebuilding)."""
-    if isinstance(limits, str):  # a JSON column read raw may come back as text
-        limits, unavailable_after = json.loads(limits), json.loads(unavailable_after)
-    cached = _limits_cache.get(variant_id)
-    if cached is not None and cached[0] == limits and cached[1] == pb_limit and cached[2] == unavailable_after:
-        return cached[3]
-    built = _engine().Limits.from_dict(
-        {"per_type": limits, "pb_difference": str(pb_limit), "unavailable_after": unavailable_after}
-    )
-    _limits_cache[variant_id] = (limits, pb_limit, unavailable_after, built)
+def _limits_of(round_id: int, terms: Any) -> Any:
+    """The engine Limits of a round's own terms (``Round.terms``: what it opened with), built once per round
+    and process; a bet is always checked against the limits of the round it is placed on."""
+    if isinstance(terms, str):  # a JSON column read raw may come back as text
+        terms = json.loads(terms)
+    cached = _limits_cache.get(round_id)
+    if cached is not None and cached[0] == terms:
+        return cached[1]
+    built = _engine().Limits.from_dict(terms["limits"])
+    if len(_limits_cache) >= LIMITS_CACHE_SIZE:
+        _limits_cache.clear()
+    _limits_cache[round_id] = (terms, built)
     return built
 
 
@@ -253,8 +256,8 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
             if Round.objects.filter(pk=round_id).exists():
                 raise BettingClosed("Betting is closed for this round.")
             raise RoundNotFound("There is no such round.")
-        shoe_round, table_id, variant_id, limits, pb_limit, unavailable_after = row
-        engine_limits = _limits_of(variant_id, limits, pb_limit, unavailable_after)
+        shoe_round, table_id, terms = row
+        engine_limits = _limits_of(round_id, terms)
 
         wallet = wallet_services.wallet_lock_existing(user_id=user.pk)
 
@@ -272,7 +275,7 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
         violations = engine.validate_bets(bets, existing, engine_limits, shoe_round)
         if violations:
             first = violations[0]
-            raise InvalidBet(first.detail, code=first.code)
+            raise InvalidBet(first.detail, code=first.code, bet_type=first.bet_type, limit=first.limit)
 
         total = sum((amount for _type, amount in bets), Decimal("0.00"))
         if total > MAX_BET_AMOUNT:
@@ -363,9 +366,10 @@ def round_settle(*, round_id: int) -> int:
         != 1
     ):
         return 0
-    round_ = Round.objects.select_related("table__variant").get(pk=round_id)
+    round_ = Round.objects.get(pk=round_id)
     result = engine.RoundResult.from_cards(*_round_cards(round_))
-    paytable = round_.table.variant.engine_paytable()
+    # The round's own paytable: what every bet on it was confirmed at, whatever the variant says now.
+    paytable = engine.Paytable.from_dict(round_.terms["paytable"])
 
     open_bets = list(
         Bet.objects.filter(round_id=round_id, status=Bet.Status.OPEN)

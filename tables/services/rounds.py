@@ -45,6 +45,8 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from baccarat_site.audit import audit
+from baccarat_site.errors import DomainError
 from tables.events import table_event
 from tables.models import Round, Shoe, Table
 from tables.selectors.tables import (
@@ -52,6 +54,7 @@ from tables.selectors.tables import (
     iso,
     previous_shoe_info,
     round_bet_types,
+    round_limits,
     shoe_roads,
 )
 
@@ -173,6 +176,7 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
                 state=Round.State.BETTING,
                 opens_at=now,
                 closes_at=now + timedelta(seconds=table.betting_seconds),
+                terms=table.variant.terms(),
             )
     except IntegrityError:  # one live round per table / one number per shoe: another runner opened it
         transaction.set_rollback(True)
@@ -191,6 +195,7 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
             "betting_seconds": table.betting_seconds,
             "server_time": iso(now),
             "bet_types": round_bet_types(round_),
+            "limits": round_limits(round_),
         },
     )
     return round_
@@ -299,6 +304,7 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
             "totals": totals,
             "player_total": totals["player"],
             "banker_total": totals["banker"],
+            "cards_left": state.cards_left,
         },
     )
     return entry
@@ -462,7 +468,7 @@ def _unlock(table_id: int) -> None:
 
 
 @transaction.atomic
-def table_pause(*, table_id: int, reason: str, fault: bool = False) -> dict[str, Any]:
+def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any = None) -> dict[str, Any]:
     """Pause a table (operator, or a fault). RULES.md, "Disconnection and errors":
 
     - a round that has not started dealing (betting/closed) is cancelled and every stake refunded;
@@ -493,6 +499,15 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False) -> dict[str,
     Table.objects.filter(pk=table_id).exclude(status=Table.Status.PAUSED).update(
         status=Table.Status.PAUSED, status_reason=reason, next_action_at=None
     )
+    if not fault:
+        audit(
+            actor=actor,
+            action="table.pause",
+            target=table,
+            reason=reason,
+            before={"status": table.status, "round": round_.state if round_ is not None else None},
+            after={"status": Table.Status.PAUSED, "round": outcome},
+        )
     table_event(
         table_id,
         {
@@ -508,7 +523,7 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False) -> dict[str,
 
 
 @transaction.atomic
-def table_resume(*, table_id: int, reason: str = "") -> dict[str, Any]:
+def table_resume(*, table_id: int, reason: str = "", actor: Any = None) -> dict[str, Any]:
     """Resume a paused table: a paused round continues from its persisted cards, else the next round opens."""
     now = timezone.now()
     table = Table.objects.select_for_update().get(pk=table_id)
@@ -526,6 +541,14 @@ def table_resume(*, table_id: int, reason: str = "") -> dict[str, Any]:
             )
             return {"resumed": False, "round_id": round_.pk}
         Round.objects.filter(pk=round_.pk, state=Round.State.PAUSED).update(state=back_to, paused_from="", reason="")
+    audit(
+        actor=actor,
+        action="table.resume",
+        target=table,
+        reason=reason,
+        before={"status": Table.Status.PAUSED},
+        after={"status": Table.Status.OPEN, "round": round_.pk if round_ is not None else None},
+    )
     table_event(
         table_id,
         {
@@ -538,16 +561,48 @@ def table_resume(*, table_id: int, reason: str = "") -> dict[str, Any]:
     return {"resumed": True, "round_id": round_.pk if round_ is not None else None}
 
 
+class RoundNotCancellable(DomainError):
+    code = "round_not_cancellable"
+    status = 409
+
+
 @transaction.atomic
-def round_void(*, round_id: int, reason: str) -> int:
+def round_void(*, round_id: int, reason: str, actor: Any = None) -> int:
     """Operator: cancel a live round and refund every stake (``tables.services.bets.round_cancel``).
 
-    Returns the number of bets refunded. An open table goes on with its next round; a paused one stays paused.
+    RULES: a round may be cancelled before it has started dealing, or once it is paused (a fault during
+    dealing); a round being dealt or showing its result must be paused first. Raises RoundNotCancellable
+    otherwise. Returns the number of bets refunded. An open table goes on with its next round; a paused one
+    stays paused.
     """
     from tables.services.bets import round_cancel
 
-    round_ = Round.objects.get(pk=round_id)
+    round_ = Round.objects.select_related("table").get(pk=round_id)
     Table.objects.select_for_update().get(pk=round_.table_id)
+    round_ = Round.objects.select_for_update().get(pk=round_id)
+    if round_.state in Round.FINAL_STATES:
+        return 0  # already settled or cancelled: nothing to refund, nothing to do
+    if round_.state not in (*BEFORE_DEALING, Round.State.PAUSED):
+        raise RoundNotCancellable(
+            f"Round {round_.pk} is {round_.state}: only a round that has not started dealing, or a paused one, "
+            "can be cancelled. Pause the table first."
+        )
     refunded = round_cancel(round_id=round_id, reason=reason[:200])
+    audit(
+        actor=actor,
+        action="round.cancel",
+        target=round_,
+        reason=reason,
+        before={"state": round_.state},
+        after={"state": Round.State.CANCELLED, "bets_refunded": refunded},
+    )
     Table.objects.filter(pk=round_.table_id, status=Table.Status.OPEN).update(next_action_at=timezone.now())
     return refunded
+
+
+def table_round_void(*, table_id: int, reason: str, actor: Any = None) -> tuple[Round, int] | None:
+    """Operator: cancel the table's live round (``round_void``); None when no round is live."""
+    live = _live_round(table_id)
+    if live is None:
+        return None
+    return live, round_void(round_id=live.pk, reason=reason, actor=actor)

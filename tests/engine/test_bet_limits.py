@@ -3,6 +3,8 @@
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tables.engine import BET_TYPES, DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
 
@@ -106,3 +108,52 @@ def test_limits_round_trip_through_a_json_dict_in_the_variant_shape():
     built = Limits.from_dict(variant_shape)
     assert built.per_type == {"player": (D("1.00"), D("5000.00"))}
     assert built.pb_difference == D("5000.00")
+
+
+def test_the_rules_example_1000_on_player_then_1500_on_banker_at_a_1000_difference_limit():
+    # The per-bet maximum of Player and Banker (here equal to the difference limit) does not cap a side:
+    # a stake on Player raises the allowed Banker stake by the same amount.
+    table = limits(pb="1000.00", player=(D("1.00"), D("1000.00")), banker=(D("1.00"), D("1000.00")))
+    existing = [("player", D("1000.00"))]
+    assert validate_bets([("banker", D("1500.00"))], existing, table, 1) == []
+    assert validate_bets([("banker", D("2000.00"))], existing, table, 1) == []
+    refused = validate_bets([("banker", D("2500.00"))], existing, table, 1)
+    assert codes(refused) == ["pb_difference_limit"]
+    assert refused[0].limit == D("1000.00")
+
+
+def test_without_a_difference_limit_player_and_banker_keep_their_own_maximum():
+    table = Limits(per_type={"player": (D("1.00"), D("100.00")), "banker": (D("1.00"), D("100.00"))})
+    assert codes(validate_bets([("banker", D("100.01"))], [("player", D("100.00"))], table, 1)) == ["above_max"]
+
+
+@given(
+    player=st.integers(min_value=0, max_value=300_000),
+    banker=st.integers(min_value=0, max_value=300_000),
+    limit=st.integers(min_value=0, max_value=200_000),
+    minimum=st.integers(min_value=1, max_value=500),
+)
+def test_player_and_banker_stakes_are_allowed_exactly_when_the_rule_says_so(player, banker, limit, minimum):
+    """RULES, plainly: each side staked is at least its minimum, and |Banker − Player| is at most the limit."""
+    table = Limits(
+        per_type={"player": (D(minimum), D(max(minimum, limit))), "banker": (D(minimum), D(max(minimum, limit)))},
+        pb_difference=D(limit),
+    )
+    new = [(side, D(amount)) for side, amount in (("player", player), ("banker", banker)) if amount]
+    if not new:
+        return
+    allowed = all(amount >= minimum for _side, amount in new) and abs(banker - player) <= limit
+    assert (validate_bets(new, [], table, 1) == []) == allowed
+
+
+@given(
+    first=st.integers(min_value=1, max_value=50_000),
+    second=st.integers(min_value=1, max_value=50_000),
+    limit=st.integers(min_value=0, max_value=20_000),
+)
+def test_a_second_batch_is_judged_on_the_rounds_totals(first, second, limit):
+    table = Limits(per_type={"player": (D(1), D(1)), "banker": (D(1), D(1))}, pb_difference=D(limit))
+    existing = [("player", D(first))]
+    widened = abs(second - first) > limit and abs(second - first) > first
+    ok = validate_bets([("banker", D(second))], existing, table, 1) == []
+    assert ok == (not widened)

@@ -42,15 +42,19 @@ def test_odds_refuses_a_deck_count_outside_1_to_8():
 @pytest.mark.django_db
 def test_odds_reads_a_tables_variant_paytable_and_decks_from_the_database():
     from tables.engine import DEFAULT_PAYTABLE
-    from tables.models import Table, Variant
+    from tables.models import Table
+    from tests.factories import make_variant
 
     paytable = DEFAULT_PAYTABLE.to_dict() | {"tie": "9"}
-    variant = Variant.objects.create(name="Nine to one", decks=6, paytable=paytable)
+    limits = {t: {"min": "1.00", "max": "100.00"} for t in ("player", "banker", "tie", "any_pair")}
+    variant = make_variant("Nine to one", decks=6, paytable=paytable, limits=limits)
     Table.objects.create(name="Salon Prive", variant=variant)
     report = json.loads(run("odds", "--table", "Salon Prive", "--json")[0])
     assert report["decks"] == 6
     assert Decimal(report["paytable"]["tie"]) == 9
     assert report["bets"]["tie"]["house_edge"] < 0.05
+    # Only the bets the table offers (Banker in both modes).
+    assert set(report["bets"]) == {"player", "banker", "banker_no_commission", "tie", "any_pair"}
     out, _ = run("odds", "--table", "Salon Prive")
     assert 'table "Salon Prive"' in out
     assert "6 decks" in out

@@ -6,11 +6,13 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from tables.engine import BET_TYPES
 from tables.models import Table, Variant
+from tables.services.variants import variant_create
 from wallets import services as wallet_services
 from wallets.models import LedgerTransaction
 
@@ -30,21 +32,20 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         with transaction.atomic():
-            baccarat, _ = Variant.objects.get_or_create(name="Baccarat", defaults={"decks": 8})
-            mini, _ = Variant.objects.get_or_create(
-                name="Mini Baccarat",
-                defaults={"decks": 6, "limits": MINI_LIMITS, "pb_difference_limit": Decimal("1000.00")},
+            baccarat = Variant.objects.filter(name="Baccarat").first() or variant_create(name="Baccarat", decks=8)
+            mini = Variant.objects.filter(name="Mini Baccarat").first() or variant_create(
+                name="Mini Baccarat", decks=6, limits=MINI_LIMITS, pb_difference_limit=Decimal("1000.00")
             )
             Table.objects.get_or_create(name="Baccarat 1", defaults={"variant": baccarat, "betting_seconds": 15})
             Table.objects.get_or_create(name="Mini Baccarat 1", defaults={"variant": mini, "betting_seconds": 12})
 
         user_model = get_user_model()
-        operator, created = user_model.objects.get_or_create(
-            username=OPERATOR[0], defaults={"is_staff": True, "is_superuser": True}
-        )
+        # Least privilege: the demo operator is staff in the Operators group (made by a migration), not a superuser.
+        operator, created = user_model.objects.get_or_create(username=OPERATOR[0], defaults={"is_staff": True})
         if created:
             operator.set_password(OPERATOR[1])
             operator.save(update_fields=["password"])
+        operator.groups.add(Group.objects.get(name="Operators"))
 
         for name in DEMO_PLAYERS:
             user, created = user_model.objects.get_or_create(username=name)

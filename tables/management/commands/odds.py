@@ -58,6 +58,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         decks: int | None = options["decks"]
+        offered: set[str] | None = None  # a table's offered bets; None: every bet
         paytable = DEFAULT_PAYTABLE
         source = "default paytable"
         if options["table"]:
@@ -68,16 +69,21 @@ class Command(BaseCommand):
             except Table.DoesNotExist:
                 raise CommandError(f'There is no table named "{options["table"]}".') from None
             try:
-                paytable = Paytable.from_dict(table.variant.paytable or {})
+                paytable = table.variant.engine_paytable()
             except (TypeError, ValueError) as exc:
                 raise CommandError(f'Table "{table.name}" has an invalid paytable: {exc}') from None
             decks = decks if decks is not None else table.variant.decks
+            offered = set(table.variant.limits_dict()["per_type"])
+            if "banker" in offered:
+                offered.add("banker_no_commission")
             source = f'table "{table.name}", variant "{table.variant}"'
         decks = 8 if decks is None else decks
         if not 1 <= decks <= 8:
             raise CommandError(f"--decks must be between 1 and 8, not {decks}.")
 
         report = odds_report(decks, paytable)
+        if offered is not None:
+            report["bets"] = {name: row for name, row in report["bets"].items() if name in offered}
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
             return

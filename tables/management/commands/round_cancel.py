@@ -6,12 +6,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from baccarat_site.errors import DomainError
 from tables.models import Round
 from tables.services.rounds import round_void
 
 
 class Command(BaseCommand):
-    help = "Cancel a round that has not been settled and refund every bet on it; the table goes on (if open)."
+    help = (
+        "Cancel a round that has not started dealing, or a paused one, and refund every bet on it; "
+        "the table goes on (if open)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("round_id", type=int)
@@ -23,5 +27,8 @@ class Command(BaseCommand):
             raise CommandError(f"There is no round {options['round_id']}.")
         if round_.state in Round.FINAL_STATES:
             raise CommandError(f"round {round_.pk} is already {round_.state}")
-        refunded = round_void(round_id=round_.pk, reason=options["reason"])
+        try:
+            refunded = round_void(round_id=round_.pk, reason=options["reason"])
+        except DomainError as error:
+            raise CommandError(error.detail) from None
         self.stdout.write(self.style.SUCCESS(f"round {round_.pk} cancelled; {refunded} bet(s) refunded"))

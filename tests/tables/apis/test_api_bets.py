@@ -90,8 +90,8 @@ def bets(*pairs) -> dict:
         ("a JSON number", {"mode": "traditional", "bets": [{"type": "player", "amount": 10}]}, 400, "invalid_amount"),
         ("a JSON float", {"mode": "traditional", "bets": [{"type": "player", "amount": 10.5}]}, 400, "invalid_amount"),
         ("below the minimum", bets(("player", "0.50")), 400, "below_min"),
-        ("above the maximum", bets(("player", "5000.01")), 400, "above_max"),
-        ("past the column", bets(("player", "9999999999.99")), 400, "above_max"),
+        ("above the maximum", bets(("tie", "5000.01")), 400, "above_max"),
+        ("past the column", bets(("tie", "9999999999.99")), 400, "above_max"),
         ("wider than the P/B limit", bets(("banker", "600.00")), 400, "pb_difference_limit"),
         ("more than the wallet", bets(("player", "400.00"), ("banker", "600.01")), 400, "insufficient_funds"),
         ("an unknown mode", {"mode": "turbo", "bets": [{"type": "player", "amount": "1.00"}]}, 400, "invalid_mode"),
@@ -112,8 +112,28 @@ def test_a_refused_batch_answers_its_code_and_changes_nothing(player, client_for
     assert response.status_code == status, response.json()
     assert response.json()["code"] == code
     assert response.json()["detail"]
-    assert set(response.json()) == {"code", "detail"}
+    assert {"code", "detail"} <= set(response.json()) <= {"code", "detail", "bet_type", "limit"}
+    if code in {"invalid_amount", "below_min", "above_max", "pb_difference_limit"} and case != "a body that is a list":
+        # The refusal names the bet it is about, so the table page can show it next to that spot.
+        assert response.json()["bet_type"] in {"player", "banker", "tie"}
     assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("amounts", "code", "bet_type", "limit"),
+    [
+        ((("player", "0.50"),), "below_min", "player", "1.00"),
+        ((("tie", "5000.01"),), "above_max", "tie", "5000.00"),
+        ((("banker", "600.00"),), "pb_difference_limit", "banker", "500.00"),
+    ],
+)
+def test_a_limit_refusal_says_which_bet_and_which_limit(player, client_for, amounts, code, bet_type, limit):
+    table = make_table("Limits", variant=make_variant("PB 500", pb_difference_limit=Decimal("500.00")))
+    round_ = make_round(table)
+    alice = player("alice", "10000.00")
+    response = post(client_for(alice), round_.pk, bets(*amounts))
+    assert response.status_code == 400
+    assert response.json() | {"detail": ""} == {"code": code, "detail": "", "bet_type": bet_type, "limit": limit}
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,8 @@ def test_one_bad_bet_refuses_the_whole_batch(player, betting_round, place):
         (10, "invalid_amount"),
         (10.5, "invalid_amount"),
         (None, "invalid_amount"),
-        ("9999999999.99", "above_max"),
+        # Within the column, but Player's binding maximum is the Player/Banker difference limit.
+        ("9999999999.99", "pb_difference_limit"),
     ],
 )
 def test_amounts_that_are_not_positive_cents_within_the_column_are_refused(player, betting_round, place, amount, code):
@@ -266,11 +267,27 @@ def test_an_anonymous_caller_cannot_place_bets(betting_round):
     assert error.status == 401
 
 
-def test_an_operator_changing_the_limits_takes_effect_on_the_next_confirm(player, betting_round, place):
+def test_an_operator_changing_the_limits_mid_round_leaves_the_rounds_own_limits_alone(player, betting_round, place):
     alice = player("alice", "10000.00")
     place(alice, betting_round, ("tie", "100.00"))
-    variant = betting_round.table.variant
-    variant.limits = {**variant.limits, "tie": {"min": "1.00", "max": "150.00"}}
-    variant.save()
-    refused("above_max", place, alice, betting_round, ("tie", "50.01"))
-    place(alice, betting_round, ("tie", "50.00"))
+    betting_round.table.variant.bets.filter(bet_type="tie").update(max_stake="150.00")
+    # The round keeps the terms it opened with (tie up to 5,000.00); the edit applies from the next round.
+    place(alice, betting_round, ("tie", "1000.00"))
+    Round.objects.filter(pk=betting_round.pk).update(state=Round.State.SETTLED)
+    next_round = make_round(betting_round.table, number=2)
+    refused("above_max", place, alice, next_round, ("tie", "150.01"))
+    place(alice, next_round, ("tie", "150.00"))
+
+
+def test_player_1000_then_banker_1500_is_accepted_at_a_1000_difference_limit_and_2500_is_not(player, place):
+    limits = {t: {"min": "1.00", "max": "1000.00"} for t in ("player", "banker", "tie")}
+    variant = make_variant("PB 1000", limits=limits, pb_difference_limit=Decimal("1000.00"))
+    round_ = make_round(make_table("PB 1000", variant=variant))
+    alice = player("alice", "10000.00")
+    place(alice, round_, ("player", "1000.00"))
+    refused("pb_difference_limit", place, alice, round_, ("banker", "2500.00"))
+    place(alice, round_, ("banker", "1500.00"))
+    assert sorted(Bet.objects.filter(user=alice).values_list("type", "amount")) == [
+        ("banker", Decimal("1500.00")),
+        ("player", Decimal("1000.00")),
+    ]

@@ -226,3 +226,22 @@ def test_the_operator_commands_pause_resume_and_cancel(capsys):
         call_command("table_pause", "999999")
     with pytest.raises(CommandError, match="not resumed"):
         call_command("table_resume", str(table.pk))
+
+
+def test_a_round_being_dealt_cannot_be_cancelled_until_the_table_is_paused():
+    table = fast_table()
+    alice = make_player("alice", "100.00")
+    clock = Clock()
+    round_ = drive_to_state(table, clock, "betting")
+    place(alice, round_.pk, ("player", "10.00"))
+    deal_cards(table, clock, 2)
+    with pytest.raises(rounds.RoundNotCancellable):
+        rounds.round_void(round_id=round_.pk, reason="too late")
+    with pytest.raises(CommandError, match="Pause the table first"):
+        call_command("round_cancel", str(round_.pk))
+    round_.refresh_from_db()
+    assert round_.state == "dealing"
+    assert balance_of(alice) == Decimal("90.00")
+    rounds.table_pause(table_id=table.pk, reason="Scanner")
+    assert rounds.round_void(round_id=round_.pk, reason="Scanner fault") == 1
+    assert balance_of(alice) == Decimal("100.00")

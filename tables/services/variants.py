@@ -1,0 +1,59 @@
+"""Creating variants from code (demo data, tests, tools): typed paytable fields and one row per offered bet.
+
+Operators create and edit variants in the admin, whose forms validate the same fields; this is the one
+place code does it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+
+from tables.engine import BET_TYPES, DEFAULT_UNAVAILABLE_AFTER, Paytable
+from tables.models import BONUS_MARGINS, PAYTABLE_FIELDS, Variant, VariantBet, default_limits
+
+
+def paytable_fields(paytable: Mapping[str, Any]) -> dict[str, Any]:
+    """A paytable in the engine's dict shape (keys left out keep RULES' defaults) as Variant field values."""
+    engine = Paytable.from_dict(paytable)
+    fields: dict[str, Any] = {f"pays_{name}": getattr(engine, name) for name in PAYTABLE_FIELDS}
+    margins = dict(engine.bonus_margins)
+    for margin in BONUS_MARGINS:
+        fields[f"pays_bonus_margin_{margin}"] = margins.get(margin)
+    return fields
+
+
+@transaction.atomic
+def variant_create(
+    *,
+    name: str,
+    paytable: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Mapping[str, Any]] | None = None,
+    unavailable_after: Mapping[str, int | None] | None = None,
+    **fields: Any,
+) -> Variant:
+    """A saved, validated variant. ``limits``: ``{bet_type: {"min": …, "max": …}}`` for the bets it offers
+    (default: all 14, 1.00–5,000.00 for the main bets and 1.00–500.00 for side bets); ``unavailable_after``:
+    the last shoe round of each bet (default: RULES' cut-offs)."""
+    variant = Variant(name=name, **paytable_fields(paytable or {}), **fields)
+    variant.full_clean()
+    variant.save()
+    cutoffs = DEFAULT_UNAVAILABLE_AFTER if unavailable_after is None else unavailable_after
+    rows = []
+    for bet_type, limit in (default_limits() if limits is None else limits).items():
+        low, high = (limit["min"], limit["max"]) if isinstance(limit, Mapping) else limit
+        row = VariantBet(
+            variant=variant,
+            bet_type=bet_type,
+            min_stake=Decimal(str(low)),
+            max_stake=Decimal(str(high)),
+            last_shoe_round=cutoffs.get(bet_type),
+        )
+        row.full_clean(exclude=["variant"])
+        rows.append(row)
+    rows.sort(key=lambda row: BET_TYPES.index(row.bet_type))
+    VariantBet.objects.bulk_create(rows)
+    return variant
