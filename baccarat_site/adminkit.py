@@ -6,8 +6,8 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """For rows that record what happened: they change only through the services."""
+class ReadOnlyMixin:
+    """For rows that record what happened: they change only through the services, never in the admin."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -17,3 +17,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+class ReadOnlyAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """A ModelAdmin for recorded rows: view only."""

@@ -1,49 +1,236 @@
-"""Operators' admin for variants, tables, shoes, rounds and bets.
+"""Operators' admin for variants and tables; shoes, rounds and bets are in ``tables.admin_records``.
 
-Rows that record what happened (shoes, rounds, bets) are read-only here:
-they change only through the services.
+Variants are validated by their typed fields, ``Variant.clean`` (no player advantage without the override)
+and the database constraints behind them, so nothing invalid reaches a running table. A table's status is
+never edited directly: Pause, Resume and Cancel current round each ask for a reason and call the live-table
+services, exactly as the management commands do.
 """
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
-from baccarat_site.adminkit import ReadOnlyAdmin
-from tables.models import Bet, Round, Shoe, Table, Variant
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
+
+from baccarat_site.errors import DomainError
+from tables.models import BONUS_MARGINS, PAYTABLE_FIELDS, Table, Variant, VariantBet, default_limits
+from tables.services import rounds as round_services
+
+
+class VariantBetInline(admin.TabularInline):
+    model = VariantBet
+    fields = ("bet_type", "min_stake", "max_stake", "last_shoe_round")
+    extra = 0
+    verbose_name = "offered bet"
+    verbose_name_plural = "offered bets, their limits per round and their shoe-round cut-offs"
+
+    def get_extra(self, request: HttpRequest, obj: Variant | None = None, **kwargs: Any) -> int:
+        return len(default_limits()) if obj is None else 1
 
 
 @admin.register(Variant)
 class VariantAdmin(admin.ModelAdmin):
-    list_display = ("name", "decks", "pb_difference_limit", "cut_min", "cut_max")
+    list_display = ("name", "decks", "pb_difference_limit", "pays_tie", "offered", "tables_using")
     search_fields = ("name",)
+    inlines = [VariantBetInline]
+    readonly_fields = ("exact_odds",)
+    fieldsets = (
+        (None, {"fields": ("name", "decks", ("cut_min", "cut_max"), "pb_difference_limit")}),
+        (
+            "Paytable (x of x:1)",
+            {"fields": tuple(f"pays_{name}" for name in PAYTABLE_FIELDS)},
+        ),
+        ("Player/Banker Bonus by winning margin", {"fields": tuple(f"pays_bonus_margin_{m}" for m in BONUS_MARGINS)}),
+        ("Exact odds of this variant", {"fields": ("exact_odds", "allow_player_advantage")}),
+    )
+
+    def get_formset_kwargs(self, request: HttpRequest, obj: Any, inline: Any, prefix: str) -> dict[str, Any]:
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        if isinstance(inline, VariantBetInline) and obj.pk is None and request.method == "GET":
+            from tables.engine import DEFAULT_UNAVAILABLE_AFTER
+
+            kwargs["initial"] = [
+                {"bet_type": t, "min_stake": lim["min"], "max_stake": lim["max"]}
+                | {"last_shoe_round": DEFAULT_UNAVAILABLE_AFTER.get(t)}
+                for t, lim in default_limits().items()
+            ]
+        return kwargs
+
+    @admin.display(description="offered bets")
+    def offered(self, obj: Variant) -> int:
+        return obj.bets.count()
+
+    @admin.display(description="tables")
+    def tables_using(self, obj: Variant) -> str:
+        return ", ".join(t.name for t in obj.tables.all()) or "–"
+
+    @admin.display(description="probability, house edge and RTP of every offered bet")
+    def exact_odds(self, obj: Variant) -> str:
+        """The engine's exact figures for this deck count and paytable (saved values)."""
+        if obj.pk is None:
+            return "Save the variant to see its exact odds."
+        from tables.engine import bet_distributions, house_edges
+
+        paytable = obj.engine_paytable()
+        edges = house_edges(obj.decks, paytable)
+        distributions = bet_distributions(obj.decks, paytable)
+        offered = set(obj.limits_dict()["per_type"])
+        if "banker" in offered:
+            offered.add("banker_no_commission")
+        rows = []
+        for name, distribution in distributions.items():
+            if name not in offered:
+                continue
+            win = sum(p for net, p in distribution.items() if net > 0)
+            push = sum(p for net, p in distribution.items() if net == 0)
+            edge = edges[name]
+            rows.append(
+                (
+                    name.replace("_", " "),
+                    f"{float(win):.4%}",
+                    f"{float(push):.4%}",
+                    f"{float(edge):.4%}",
+                    f"{float(1 - edge):.4%}",
+                    "player advantage" if edge < 0 else "",
+                )
+            )
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td><strong>{}</strong></td><td>{}</td><td>{}</td></tr>",
+            rows,
+        )
+        return format_html(
+            '<table class="exact-odds"><thead><tr><th>bet</th><th>wins</th><th>pushes</th><th>house edge</th>'
+            "<th>RTP</th><th></th></tr></thead><tbody>{}</tbody></table><p>{} decks. Exact, computed by the "
+            "engine over every card combination.</p>",
+            body,
+            obj.decks,
+        )
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        min_length=3,
+        max_length=200,
+        help_text="Why: stored with the action in the audit trail and sent to the table's players.",
+        widget=forms.TextInput(attrs={"size": 60}),
+    )
+
+
+#: op → (title, service call, success message)
+OPERATIONS: dict[str, tuple[str, str]] = {
+    "pause": ("Pause table", "Paused"),
+    "resume": ("Resume table", "Resumed"),
+    "cancel_round": ("Cancel the current round and refund every bet", "Cancelled"),
+}
+
+
+def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
+    """Run one operator action through the live-table services; returns what happened, for a message."""
+    if op == "pause":
+        done = round_services.table_pause(table_id=table.pk, reason=reason, actor=actor)
+        if not done["paused"]:
+            return f"{table}: already paused."
+        what = {"cancelled": "its round was cancelled and refunded", "paused": "its round is paused"}
+        return f"{table}: paused; {what.get(done['round'] or '', 'no round was live')}."
+    if op == "resume":
+        done = round_services.table_resume(table_id=table.pk, reason=reason, actor=actor)
+        return f"{table}: resumed." if done["resumed"] else f"{table}: not resumed (it was not paused)."
+    done = round_services.table_round_void(table_id=table.pk, reason=reason, actor=actor)
+    if done is None:
+        return f"{table}: no live round to cancel."
+    live, refunded = done
+    return f"{table}: round {live.number} cancelled, {refunded} bet(s) refunded."
 
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ("name", "variant", "status", "betting_seconds", "deal_interval_ms", "next_action_at")
+    list_display = ("name", "variant", "status", "status_reason", "betting_seconds", "operate")
     list_filter = ("status", "variant")
     search_fields = ("name",)
-    readonly_fields = ("next_action_at", "created_at")
+    readonly_fields = ("status", "status_reason", "next_action_at", "created_at")
+    fields = (
+        "name",
+        "variant",
+        ("status", "status_reason"),
+        ("betting_seconds", "deal_interval_ms", "result_seconds", "settle_delay_ms"),
+        ("next_action_at", "created_at"),
+    )
+    actions = ("pause_tables", "resume_tables", "cancel_rounds")
+    change_form_template = "admin/tables/table/change_form.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        own = [
+            path(
+                f"<int:table_id>/{op.replace('_', '-')}/",
+                self.admin_site.admin_view(self.operation_view),
+                {"op": op},
+                name=f"tables_table_{op}",
+            )
+            for op in OPERATIONS
+        ]
+        return own + super().get_urls()
+
+    @admin.display(description="operate")
+    def operate(self, obj: Table) -> str:
+        return format_html_join(
+            " ",
+            '<a class="button" href="{}">{}</a>',
+            [
+                (reverse(f"admin:tables_table_{op}", args=[obj.pk]), title.split(" ")[0])
+                for op, (title, _done) in OPERATIONS.items()
+            ],
+        )
+
+    def operation_view(self, request: HttpRequest, table_id: int, op: str) -> HttpResponse:
+        return self._operation(request, op, [get_object_or_404(Table, pk=table_id)])
+
+    def _operation(self, request: HttpRequest, op: str, tables: list[Table]) -> HttpResponse:
+        if not self.has_change_permission(request):
+            from django.core.exceptions import PermissionDenied
+
+            raise PermissionDenied
+        form = ReasonForm(request.POST if request.method == "POST" and "reason" in request.POST else None)
+        if form.is_valid():
+            for table in tables:
+                try:
+                    self.message_user(request, _operate(op, table, form.cleaned_data["reason"], request.user))
+                except DomainError as error:
+                    self.message_user(request, f"{table}: {error.detail}", level=messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:tables_table_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": OPERATIONS[op][0],
+            "tables": tables,
+            "form": form,
+            "op": op,
+            "opts": self.model._meta,
+            "ids": ",".join(str(t.pk) for t in tables),
+        }
+        return TemplateResponse(request, "admin/tables/table/operation.html", context)
+
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[Table], op: str) -> HttpResponse:
+        return self._operation(request, op, list(queryset))
+
+    @admin.action(description="Pause the selected tables…", permissions=["change"])
+    def pause_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
+        return self._bulk(request, queryset, "pause")
+
+    @admin.action(description="Resume the selected tables…", permissions=["change"])
+    def resume_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
+        return self._bulk(request, queryset, "resume")
+
+    @admin.action(description="Cancel the current round of the selected tables and refund…", permissions=["change"])
+    def cancel_rounds(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
+        return self._bulk(request, queryset, "cancel_round")
 
 
-@admin.register(Shoe)
-class ShoeAdmin(ReadOnlyAdmin):
-    list_display = ("table", "number", "commitment", "burn_count", "created_at", "finished_at")
-    list_filter = ("table",)
-    exclude = ("server_seed", "state")
-    readonly_fields = ("revealed_seed",)
-
-
-@admin.register(Round)
-class RoundAdmin(ReadOnlyAdmin):
-    list_display = ("id", "table", "shoe", "number", "state", "winner", "player_total", "banker_total", "opens_at")
-    list_filter = ("state", "table")
-    date_hierarchy = "opens_at"
-
-
-@admin.register(Bet)
-class BetAdmin(ReadOnlyAdmin):
-    list_display = ("id", "user", "round", "type", "amount", "mode", "status", "payout", "placed_at")
-    list_filter = ("status", "type", "mode")
-    search_fields = ("user__username",)
-    list_select_related = ("user", "round__table", "round__shoe")
+# The read-only records (shoes, rounds, bets) and the audit trail.
+from tables import admin_records  # noqa: E402, F401

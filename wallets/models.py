@@ -89,6 +89,7 @@ class LedgerEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "ledger entries"
         ordering = ["-id"]
         indexes = [models.Index(fields=["wallet", "-id"], name="ledger_entry_wallet_recent")]
         constraints = [

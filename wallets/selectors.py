@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import QuerySet, Sum
+from django.db.models import Min, QuerySet, Sum
+from django.utils import timezone
 
-from wallets.models import LedgerEntry, Wallet
+from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
 ZERO = Decimal("0.00")
+CENT = Decimal("0.01")
 
 
 def wallet_balance(*, user: Any) -> dict[str, Any]:
@@ -34,6 +39,31 @@ def house_balance() -> Decimal:
     """The house's balance: the sum of its ledger entries (its row is never updated)."""
     total = LedgerEntry.objects.filter(wallet__kind=Wallet.Kind.HOUSE).aggregate(total=Sum("amount"))["total"]
     return (total or ZERO).quantize(Decimal("0.01"))
+
+
+def wallet_ledger_balances(*, wallet_ids: Iterable[int]) -> dict[int, Decimal]:
+    """``{wallet_id: sum of its ledger entries}`` for the given wallets, in one query (0.00 without entries).
+
+    For a player this equals the stored balance in a sound ledger; for the house it is its only balance,
+    since its row is never updated on the bet path.
+    """
+    ids = list(wallet_ids)
+    balances = dict.fromkeys(ids, ZERO)
+    if ids:
+        rows = (
+            LedgerEntry.objects.filter(wallet_id__in=ids)
+            .values("wallet_id")
+            .annotate(total=Sum("amount"))
+            .values_list("wallet_id", "total")
+            .order_by()
+        )
+        balances.update({wallet_id: total.quantize(CENT) for wallet_id, total in rows})
+    return balances
+
+
+def wallet_ledger_balance(*, wallet: Wallet) -> Decimal:
+    """One wallet's balance from its ledger entries (see :func:`wallet_ledger_balances`)."""
+    return wallet_ledger_balances(wallet_ids=[wallet.pk])[wallet.pk]
 
 
 def money_in_play() -> Decimal:
@@ -168,3 +198,85 @@ def ledger_reconciliation(*, limit_per_check: int = 20) -> Reconciliation:
             report.problems.extend(f"{description}: {row[0]}" for row in cursor.fetchall())
     report.house_balance = house_balance()
     return report
+
+
+# ── starting money and refills (the services are in wallets.services) ────────
+
+#: How often a player short of play money may refill it.
+REFILL_INTERVAL = timedelta(hours=1)
+
+
+def signup_reference(*, user_id: int) -> str:
+    """The ledger reference of a player's starting money (one per player)."""
+    return f"signup:{user_id}"
+
+
+def refill_reference(*, user_id: int) -> str:
+    """The ledger reference of every refill of a player's play money."""
+    return f"refill:{user_id}"
+
+
+def starting_balance() -> Decimal:
+    """``settings.STARTING_BALANCE`` (default 1,000.00): a new player's play money, and what a refill tops up to."""
+    return Decimal(str(getattr(settings, "STARTING_BALANCE", "1000.00"))).quantize(CENT)
+
+
+def table_minimum_stake() -> Decimal:
+    """The smallest minimum stake a player can bet: over the open tables' variants, or over every table's when
+    none is open (a pause must not turn a small balance into a refill), or 0.01 when there are no tables."""
+    from tables.models import Table, VariantBet
+
+    for statuses in ([Table.Status.OPEN], None):
+        bets = VariantBet.objects.filter(variant__tables__isnull=False)
+        if statuses is not None:
+            bets = bets.filter(variant__tables__status__in=statuses)
+        smallest = bets.aggregate(smallest=Min("min_stake"))["smallest"]
+        if smallest is not None:
+            return smallest.quantize(CENT)
+    return CENT
+
+
+def wallet_last_refill_at(*, user: Any) -> datetime | None:
+    """When the player last refilled (None: never)."""
+    return (
+        LedgerTransaction.objects.filter(
+            reference=refill_reference(user_id=user.pk), kind=LedgerTransaction.Kind.DEPOSIT
+        )
+        .order_by("-id")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class RefillStatus:
+    """Whether the player may refill now, and if not why: ``refusal`` is ``refill_not_needed`` or
+    ``refill_too_soon`` (then ``retry_after`` says in how many seconds)."""
+
+    balance: Decimal
+    minimum: Decimal
+    starting: Decimal
+    refusal: str | None
+    retry_after: int | None
+
+    @property
+    def allowed(self) -> bool:
+        return self.refusal is None
+
+
+def wallet_refill_status(*, user: Any, balance: Decimal | None = None, now: datetime | None = None) -> RefillStatus:
+    """The refill rules, read: a balance below the smallest table minimum (and below the starting balance) may be
+    topped up to the starting balance, at most once per :data:`REFILL_INTERVAL`. ``balance`` is the locked
+    wallet's when the refill service asks; otherwise the stored one."""
+    if balance is None:
+        balance = wallet_balance(user=user)["balance"]
+    minimum, starting = table_minimum_stake(), starting_balance()
+    if balance >= minimum or balance >= starting:
+        return RefillStatus(balance, minimum, starting, "refill_not_needed", None)
+    last = wallet_last_refill_at(user=user)
+    now = now or timezone.now()
+    if last is not None and now < last + REFILL_INTERVAL:
+        left = last + REFILL_INTERVAL - now
+        seconds = max(1, math.ceil(left.total_seconds()))
+        return RefillStatus(balance, minimum, starting, "refill_too_soon", seconds)
+    return RefillStatus(balance, minimum, starting, None, None)

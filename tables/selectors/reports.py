@@ -1,0 +1,588 @@
+"""Read-only figures for operators: the live floor, the per-table and per-player daily reports.
+
+Aggregation happens in SQL (Django ORM aggregates); Python only merges a handful of grouped rows and
+prices them with the engine (house edges, worst-case exposure). Every day is a UTC day.
+
+Definitions
+-----------
+- **Turnover**: the sum of the stakes of *settled* bets (won, lost, push). Refunded bets are never
+  turnover; bets still open in a live round are not counted yet. A bet belongs to the day its round was
+  settled (``Bet.settled_at``, written in the same statement as the round's ``settled_at``), so a day's
+  turnover and its payouts always describe the same bets.
+- **Payouts**: what those bets returned to the players (stake + winnings on a win, the stake on a push).
+- **GGR** (gross gaming revenue): turnover − payouts. **Actual hold**: GGR / turnover, in %.
+- **Theoretical hold**: the stake-weighted mean of the exact house edges
+  (:func:`tables.engine.house_edges`) of the bets actually staked, priced with the table's variant
+  (``variant.decks``, ``variant.engine_paytable()``): a Banker bet in No-Commission mode is priced with the
+  ``"banker_no_commission"`` edge, every other bet with its type's edge. The variant is the table's
+  current one: a table whose variant changed within the range is priced with the variant it has now.
+- **Worst-case exposure** (live floor): see :func:`worst_case_exposure`.
+- **Player day** (ledger): opening balance = the sum of the wallet's ledger entries before the day;
+  stakes, payouts, refunds and other movements (deposits, withdrawals, adjustments) = the day's entries
+  by transaction kind; closing = opening + the day's entries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from tables.models import Bet, Round, Table
+
+ZERO = Decimal("0.00")
+CENT = Decimal("0.01")
+SETTLED_BET_STATES = (Bet.Status.WON, Bet.Status.LOST, Bet.Status.PUSH)
+LIVE_ROUND_STATES = (
+    Round.State.BETTING,
+    Round.State.CLOSED,
+    Round.State.DEALING,
+    Round.State.RESULT,
+    Round.State.PAUSED,
+)
+TRADITIONAL = "traditional"
+NO_COMMISSION = "no_commission"
+
+
+# ── days and numbers ────────────────────────────────────────────────────────
+
+
+def utc_today(now: datetime | None = None) -> date:
+    return (now or timezone.now()).astimezone(UTC).date()
+
+
+def day_start(day: date) -> datetime:
+    """Midnight UTC at the start of ``day``."""
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def day_range(date_from: date, date_to: date) -> tuple[datetime, datetime]:
+    """[start of ``date_from``, start of the day after ``date_to``) in UTC."""
+    return day_start(date_from), day_start(date_to + timedelta(days=1))
+
+
+def percent(part: Decimal | Fraction, whole: Decimal | Fraction) -> Decimal | None:
+    """``part / whole`` in %, two decimals (half up); None when ``whole`` is zero."""
+    if not whole:
+        return None
+    ratio = Fraction(part) / Fraction(whole) * 100
+    return (Decimal(ratio.numerator) / Decimal(ratio.denominator)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def _money(value: Decimal | None) -> Decimal:
+    return (value or ZERO).quantize(CENT)
+
+
+# ── house edges (theoretical hold) ──────────────────────────────────────────
+
+
+@lru_cache(maxsize=32)
+def _house_edges(decks: int, paytable: Any) -> dict[str, Fraction]:
+    from tables.engine import house_edges
+
+    return house_edges(decks=decks, paytable=paytable)
+
+
+def edge_key(bet_type: str, mode: str) -> str:
+    """The :func:`tables.engine.house_edges` key pricing a bet: Banker in No-Commission mode has its own."""
+    return "banker_no_commission" if bet_type == "banker" and mode == NO_COMMISSION else bet_type
+
+
+def expected_house_win(stakes: dict[tuple[str, str], Decimal], *, decks: int, paytable: Any) -> Fraction:
+    """Σ stakes × exact house edge over ``{(bet type, mode): stakes}``: what the house expects to keep."""
+    edges = _house_edges(decks, paytable)
+    return sum((Fraction(amount) * edges[edge_key(t, m)] for (t, m), amount in stakes.items()), Fraction(0))
+
+
+def theoretical_hold(stakes: dict[tuple[str, str], Decimal], *, decks: int, paytable: Any) -> Decimal | None:
+    """Stake-weighted mean house edge, in %, of ``{(bet type, mode): stakes}``; None with no stakes."""
+    return percent(expected_house_win(stakes, decks=decks, paytable=paytable), sum(stakes.values(), ZERO))
+
+
+# ── worst-case exposure ─────────────────────────────────────────────────────
+
+
+def _pair_options(first: int, second: int, perfect_possible: bool) -> tuple[tuple[bool, bool], ...]:
+    """(pair, perfect pair) a side's first two cards can show, given their point values.
+
+    Equal values 1–9 are the same rank, hence always a pair; two value-0 cards (10, J, Q, K) may or may not
+    be; a perfect pair (same rank and suit) needs two copies of a card, so at least two decks.
+    """
+    if first != second:
+        return ((False, False),)
+    pairs = ((True, False), (True, True)) if perfect_possible else ((True, False),)
+    return ((False, False), *pairs) if first == 0 else pairs
+
+
+@lru_cache(maxsize=8)
+def possible_facts(decks: int) -> tuple[Any, ...]:
+    """Every distinct :class:`tables.engine.Facts` a round dealt from a fresh shoe of ``decks`` can produce.
+
+    The deal is enumerated over point values exactly as the tableau plays it (both two-card hands, Player's
+    third card, Banker's), taking cards out of the value counts as they are dealt; the pair flags are then
+    combined as the first two cards' ranks allow (:func:`_pair_options`). The set is exact up to the
+    rank/suit level for the pair flags (two decks or more hold every combination); it is never smaller
+    than the set of reachable outcomes, so a maximum over it is a safe upper bound.
+    """
+    from tables.engine import Facts, banker_draws, player_draws
+
+    if not 1 <= decks <= 8:
+        raise ValueError(f"a shoe holds 1 to 8 decks, not {decks}")
+    counts = [16 * decks] + [4 * decks] * 9
+    perfect_possible = decks >= 2
+    # (player total, banker total, player natural, banker natural, banker cards, player pairs, banker pairs)
+    mains: set[tuple[int, int, bool, bool, int, tuple, tuple]] = set()
+    c = counts
+    for p1 in range(10):  # every value class holds at least four cards
+        c[p1] -= 1
+        for p2 in range(p1, 10):
+            if c[p2] <= 0:
+                continue
+            c[p2] -= 1
+            pt = (p1 + p2) % 10
+            player_pairs = _pair_options(p1, p2, perfect_possible)
+            for b1 in range(10):
+                if c[b1] <= 0:
+                    continue
+                c[b1] -= 1
+                for b2 in range(b1, 10):
+                    if c[b2] <= 0:
+                        continue
+                    c[b2] -= 1
+                    bt = (b1 + b2) % 10
+                    pairs = (player_pairs, _pair_options(b1, b2, perfect_possible))
+                    if pt >= 8 or bt >= 8:
+                        mains.add((pt, bt, pt >= 8, bt >= 8, 2, *pairs))
+                    elif player_draws(pt):
+                        for x in range(10):
+                            if c[x] <= 0:
+                                continue
+                            c[x] -= 1
+                            pf = (pt + x) % 10
+                            if banker_draws(bt, x):
+                                for y in range(10):
+                                    if c[y] > 0:
+                                        mains.add((pf, (bt + y) % 10, False, False, 3, *pairs))
+                            else:
+                                mains.add((pf, bt, False, False, 2, *pairs))
+                            c[x] += 1
+                    elif banker_draws(bt, None):
+                        for y in range(10):
+                            if c[y] > 0:
+                                mains.add((pt, (bt + y) % 10, False, False, 3, *pairs))
+                    else:
+                        mains.add((pt, bt, False, False, 2, *pairs))
+                    c[b2] += 1
+                c[b1] += 1
+            c[p2] += 1
+        c[p1] += 1
+    out = set()
+    for pt, bt, pnat, bnat, bcards, player_pairs, banker_pairs in mains:
+        winner = "player" if pt > bt else "banker" if bt > pt else "tie"
+        for ppair, pperfect in player_pairs:
+            for bpair, bperfect in banker_pairs:
+                out.add(Facts(winner, pt, bt, pnat, bnat, bcards, ppair, bpair, pperfect, bperfect))
+    return tuple(sorted(out))
+
+
+def _bet_keys() -> tuple[tuple[str, str], ...]:
+    from tables.engine import BET_TYPES
+
+    return (*((t, TRADITIONAL) for t in BET_TYPES), ("banker", NO_COMMISSION))
+
+
+def _key_of(bet_type: str, mode: str) -> tuple[str, str]:
+    """Only a Banker bet's mode changes what it pays."""
+    return (bet_type, NO_COMMISSION if bet_type == "banker" and mode == NO_COMMISSION else TRADITIONAL)
+
+
+@lru_cache(maxsize=32)
+def _outcome_vectors(decks: int, paytable: Any) -> tuple[tuple[dict[tuple[str, str], tuple[str, Decimal]], Any], ...]:
+    """The distinct ways a round can treat the 15 (bet type, mode) pairs, each with one round that does so."""
+    from tables.engine import bet_outcome
+
+    keys = _bet_keys()
+    vectors: dict[tuple, Any] = {}
+    for facts in possible_facts(decks):
+        vector = tuple(bet_outcome(t, facts, m, paytable) for t, m in keys)
+        vectors.setdefault(vector, facts)
+    return tuple((dict(zip(keys, vector, strict=True)), facts) for vector, facts in vectors.items())
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """The house's net payout (returns − stakes) in the worst case, and a round that produces it."""
+
+    net: Decimal
+    facts: Any = None  # tables.engine.Facts, None without open bets
+    exact: bool = False  # True when the round's result is known (dealt), so the figure is not a bound
+
+    @property
+    def outcome(self) -> str:
+        return describe_facts(self.facts) if self.facts is not None else ""
+
+
+class _Book:
+    """Open bets grouped as ``{(type, mode): {amount: count}}``, paying each bet as settlement does."""
+
+    def __init__(self, bets: Iterable[tuple[str, str, Decimal, int]]) -> None:
+        self.groups: dict[tuple[str, str], dict[Decimal, int]] = defaultdict(lambda: defaultdict(int))
+        for bet_type, mode, amount, count in bets:
+            self.groups[_key_of(bet_type, mode)][Decimal(amount)] += count
+        self.stakes = {key: sum((a * n for a, n in by.items()), ZERO) for key, by in self.groups.items()}
+        self.total = sum(self.stakes.values(), ZERO)
+        self._won: dict[tuple[tuple[str, str], Decimal], Decimal] = {}
+
+    def returns(self, key: tuple[str, str], outcome: str, odds: Decimal) -> Decimal:
+        if outcome == "lost":
+            return ZERO
+        if outcome == "push":
+            return self.stakes[key]
+        memo = self._won.get((key, odds))
+        if memo is None:  # winnings rounded down to the cent per bet, as tables.engine.settle does
+            memo = sum(
+                (n * (a + (a * odds).quantize(CENT, rounding=ROUND_DOWN)) for a, n in self.groups[key].items()), ZERO
+            )
+            self._won[(key, odds)] = memo
+        return memo
+
+    def net(self, vector: dict[tuple[str, str], tuple[str, Decimal]]) -> Decimal:
+        return sum((self.returns(key, *vector[key]) for key in self.groups), ZERO) - self.total
+
+
+def worst_case_exposure(bets: Iterable[tuple[str, str, Decimal, int]], *, decks: int, paytable: Any) -> Exposure:
+    """The most the house can lose on a round's open bets: max over outcomes of (returns − stakes).
+
+    ``bets`` is ``(type, mode, amount, count)`` rows. This is the honest maximum, not a sum of per-type
+    best cases: every distinct outcome a round can have (:func:`possible_facts`: winner and totals, naturals,
+    Banker's card count, pairs and perfect pairs as the first cards allow) is priced with
+    :func:`tables.engine.bet_outcome`, the function settlement uses, each bet's winnings rounded down to
+    the cent as settlement rounds them, and the worst one kept. Mutually exclusive bets (Player and Banker,
+    a 9–0 natural and a Lucky Six) never both win in it. The cards already dealt in a round are not taken
+    into account (see :func:`round_exposure` for a round whose result is known), so during dealing the
+    figure is an upper bound. Negative when the house wins whatever happens; 0.00 without bets.
+    """
+    book = _Book(bets)
+    if not book.groups:
+        return Exposure(net=ZERO)
+    worst: tuple[Decimal, Any] | None = None
+    for vector, facts in _outcome_vectors(decks, paytable):
+        net = book.net(vector)
+        if worst is None or net > worst[0]:
+            worst = (net, facts)
+    assert worst is not None
+    return Exposure(net=worst[0].quantize(CENT), facts=worst[1])
+
+
+def result_exposure(bets: Iterable[tuple[str, str, Decimal, int]], *, facts: Any, paytable: Any) -> Exposure:
+    """What the house pays net on a known result (returns − stakes)."""
+    from tables.engine import bet_outcome
+
+    book = _Book(bets)
+    if not book.groups:
+        return Exposure(net=ZERO, exact=True)
+    vector = {key: bet_outcome(key[0], facts, key[1], paytable) for key in book.groups}
+    return Exposure(net=book.net(vector).quantize(CENT), facts=facts, exact=True)
+
+
+def round_exposure(round_: Round, bets: Iterable[tuple[str, str, Decimal, int]]) -> Exposure:
+    """The exposure of a live round's open bets: exact once the result is dealt, else the worst case."""
+    from tables.engine import Paytable
+
+    variant = round_.table.variant
+    # The round's own paytable (Round.terms): what its bets will be paid at, whatever the variant says now.
+    paytable = Paytable.from_dict(round_.terms["paytable"]) if round_.terms else variant.engine_paytable()
+    if round_.winner and round_.cards:
+        from tables.engine.payouts import facts_of
+        from tables.selectors.tables import round_result_of
+
+        return result_exposure(bets, facts=facts_of(round_result_of(round_)), paytable=paytable)
+    return worst_case_exposure(bets, decks=variant.decks, paytable=paytable)
+
+
+def describe_facts(facts: Any) -> str:
+    """A round in a few words, e.g. ``Tie (Player 6, Banker 6), Player pair``."""
+    winner = {"player": "Player wins", "banker": "Banker wins", "tie": "Tie"}[facts.winner]
+    parts = [f"{winner} (Player {facts.player_total}, Banker {facts.banker_total})"]
+    if facts.player_natural or facts.banker_natural:
+        parts.append("natural")
+    elif facts.banker_card_count == 3:
+        parts.append("Banker on three cards")
+    for side, pair, perfect in (
+        ("Player", facts.player_pair, facts.player_perfect_pair),
+        ("Banker", facts.banker_pair, facts.banker_perfect_pair),
+    ):
+        if pair:
+            parts.append(f"{side} {'perfect ' if perfect else ''}pair")
+    return ", ".join(parts)
+
+
+# ── settled bets by table and day (reports and the floor) ────────────────────
+
+
+def _settled_bets(start: datetime, end: datetime, table_id: int | None = None) -> Any:
+    bets = Bet.objects.filter(status__in=SETTLED_BET_STATES, settled_at__gte=start, settled_at__lt=end)
+    if table_id is not None:
+        bets = bets.filter(round__table_id=table_id)
+    return bets
+
+
+def ggr_by_table(start: datetime, end: datetime) -> dict[int, Decimal]:
+    """``{table id: GGR}`` of the bets settled in [start, end) (tables without any are left out)."""
+    rows = (
+        _settled_bets(start, end)
+        .values("round__table_id")
+        .annotate(turnover=Sum("amount"), payouts=Sum("payout"))
+        .order_by()
+    )
+    return {row["round__table_id"]: _money(row["turnover"]) - _money(row["payouts"]) for row in rows}
+
+
+@dataclass
+class TableDay:
+    day: date
+    table_id: int
+    table_name: str
+    rounds: int = 0
+    bets: int = 0
+    turnover: Decimal = ZERO
+    payouts: Decimal = ZERO
+    #: Σ stakes × house edge (unrounded), the theoretical GGR
+    expected: Fraction = Fraction(0)
+    #: {(bet type, mode): stakes}, what the theoretical hold is weighted by
+    stakes: dict[tuple[str, str], Decimal] = field(default_factory=dict, repr=False)
+
+    @property
+    def theoretical_hold_pct(self) -> Decimal | None:
+        return percent(self.expected, self.turnover)
+
+    @property
+    def ggr(self) -> Decimal:
+        return self.turnover - self.payouts
+
+    @property
+    def hold_pct(self) -> Decimal | None:
+        return percent(self.ggr, self.turnover)
+
+
+def table_day_report(*, date_from: date, date_to: date, table_id: int | None = None) -> list[TableDay]:
+    """One row per table and UTC day with a settled round or a settled bet, by day then table name."""
+    start, end = day_range(date_from, date_to)
+    rounds = Round.objects.filter(state=Round.State.SETTLED, settled_at__gte=start, settled_at__lt=end)
+    if table_id is not None:
+        rounds = rounds.filter(table_id=table_id)
+    round_rows = (
+        rounds.annotate(day=TruncDate("settled_at", tzinfo=UTC))
+        .values("table_id", "day")
+        .annotate(rounds=Count("id"))
+        .order_by()
+    )
+    bet_rows = (
+        _settled_bets(start, end, table_id)
+        .annotate(day=TruncDate("settled_at", tzinfo=UTC))
+        .values("round__table_id", "day", "type", "mode")
+        .annotate(bets=Count("id"), turnover=Sum("amount"), payouts=Sum("payout"))
+        .order_by()
+    )
+    days: dict[tuple[int, date], TableDay] = {}
+
+    def row(table: int, day: date) -> TableDay:
+        if (table, day) not in days:
+            days[(table, day)] = TableDay(day=day, table_id=table, table_name="")
+        return days[(table, day)]
+
+    for r in round_rows:
+        row(r["table_id"], r["day"]).rounds = r["rounds"]
+    for b in bet_rows:
+        d = row(b["round__table_id"], b["day"])
+        d.bets += b["bets"]
+        d.turnover += _money(b["turnover"])
+        d.payouts += _money(b["payouts"])
+        key = (b["type"], edge_mode(b["type"], b["mode"]))
+        d.stakes[key] = d.stakes.get(key, ZERO) + _money(b["turnover"])
+    tables = Table.objects.select_related("variant").in_bulk({t for t, _ in days})
+    for (table, _day), d in days.items():
+        t = tables[table]
+        d.table_name = t.name
+        d.expected = expected_house_win(d.stakes, decks=t.variant.decks, paytable=t.variant.engine_paytable())
+    return sorted(days.values(), key=lambda d: (d.day, d.table_name, d.table_id))
+
+
+def edge_mode(bet_type: str, mode: str) -> str:
+    return _key_of(bet_type, mode)[1]
+
+
+@dataclass
+class TableReportTotals:
+    rounds: int
+    bets: int
+    turnover: Decimal
+    payouts: Decimal
+    ggr: Decimal
+    hold_pct: Decimal | None
+    theoretical_hold_pct: Decimal | None
+
+
+def table_report_totals(rows: list[TableDay]) -> TableReportTotals:
+    """The whole range: sums, and both holds over all of it."""
+    turnover = sum((r.turnover for r in rows), ZERO)
+    payouts = sum((r.payouts for r in rows), ZERO)
+    return TableReportTotals(
+        rounds=sum(r.rounds for r in rows),
+        bets=sum(r.bets for r in rows),
+        turnover=turnover,
+        payouts=payouts,
+        ggr=turnover - payouts,
+        hold_pct=percent(turnover - payouts, turnover),
+        theoretical_hold_pct=percent(sum((r.expected for r in rows), Fraction(0)), turnover),
+    )
+
+
+# ── players by day (the ledger) ─────────────────────────────────────────────
+
+
+@dataclass
+class PlayerDay:
+    day: date
+    wallet_id: int
+    username: str
+    opening: Decimal
+    stakes: Decimal  # positive: what the player staked
+    payouts: Decimal
+    refunds: Decimal
+    other: Decimal  # deposits − withdrawals ± adjustments
+
+    @property
+    def closing(self) -> Decimal:
+        return self.opening - self.stakes + self.payouts + self.refunds + self.other
+
+
+def player_day_report(*, date_from: date, date_to: date, username: str | None = None) -> list[PlayerDay]:
+    """One row per player wallet and UTC day with ledger entries, by day then username."""
+    from wallets.models import LedgerEntry, LedgerTransaction, Wallet
+
+    kind = LedgerTransaction.Kind
+    start, end = day_range(date_from, date_to)
+    entries = LedgerEntry.objects.filter(wallet__kind=Wallet.Kind.PLAYER)
+    if username:
+        entries = entries.filter(wallet__user__username=username)
+    rows = list(
+        entries.filter(transaction__created_at__gte=start, transaction__created_at__lt=end)
+        .annotate(day=TruncDate("transaction__created_at", tzinfo=UTC))
+        .values("wallet_id", "wallet__user__username", "day")
+        .annotate(
+            stakes=Sum("amount", filter=Q(transaction__kind=kind.STAKE)),
+            payouts=Sum("amount", filter=Q(transaction__kind=kind.PAYOUT)),
+            refunds=Sum("amount", filter=Q(transaction__kind=kind.REFUND)),
+            other=Sum("amount", filter=~Q(transaction__kind__in=[kind.STAKE, kind.PAYOUT, kind.REFUND])),
+            net=Sum("amount"),
+        )
+        .order_by("wallet_id", "day")
+    )
+    openings = dict(
+        LedgerEntry.objects.filter(wallet_id__in={r["wallet_id"] for r in rows}, transaction__created_at__lt=start)
+        .values("wallet_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+        .values_list("wallet_id", "total")
+    )
+    out: list[PlayerDay] = []
+    balance: dict[int, Decimal] = {}
+    for r in rows:  # by wallet, then day: each day opens where the previous one closed
+        wallet = r["wallet_id"]
+        opening = balance.get(wallet, _money(openings.get(wallet)))
+        out.append(
+            PlayerDay(
+                day=r["day"],
+                wallet_id=wallet,
+                username=r["wallet__user__username"],
+                opening=opening,
+                stakes=-_money(r["stakes"]),
+                payouts=_money(r["payouts"]),
+                refunds=_money(r["refunds"]),
+                other=_money(r["other"]),
+            )
+        )
+        balance[wallet] = opening + _money(r["net"])
+    return sorted(out, key=lambda p: (p.day, p.username, p.wallet_id))
+
+
+# ── the live floor ──────────────────────────────────────────────────────────
+
+
+@dataclass
+class FloorTable:
+    table: Table
+    round: Round | None
+    players: int = 0
+    #: [(bet type, stakes)] in the casino's order, refunded bets left out
+    stakes: list[tuple[str, Decimal]] = field(default_factory=list)
+    open_stakes: Decimal = ZERO
+    exposure: Exposure | None = None
+    ggr_today: Decimal = ZERO
+    seconds_to_close: float | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.round is not None and self.round.state in LIVE_ROUND_STATES
+
+    @property
+    def total_stakes(self) -> Decimal:
+        return sum((amount for _t, amount in self.stakes), ZERO)
+
+
+def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
+    """Every table with its current round (the live one, else the last), that round's players and stakes per
+    bet type, the worst-case exposure of its open bets and the table's GGR today (UTC). Five queries."""
+    from tables.engine import BET_TYPES
+
+    now = now or timezone.now()
+    tables = list(Table.objects.select_related("variant").order_by("id"))
+    latest = {
+        r.table_id: r
+        for r in Round.objects.filter(table__in=tables)
+        .select_related("shoe")
+        .order_by("table_id", "-id")
+        .distinct("table_id")
+    }
+    round_ids = [r.pk for r in latest.values()]
+    live_bets = Bet.objects.filter(round_id__in=round_ids).exclude(status=Bet.Status.REFUNDED)
+    stakes: dict[int, dict[str, Decimal]] = defaultdict(dict)
+    open_bets: dict[int, list[tuple[str, str, Decimal, int]]] = defaultdict(list)
+    for row in live_bets.values("round_id", "type", "mode", "amount", "status").annotate(n=Count("id")).order_by():
+        per_type = stakes[row["round_id"]]
+        per_type[row["type"]] = per_type.get(row["type"], ZERO) + row["amount"] * row["n"]
+        if row["status"] == Bet.Status.OPEN:
+            open_bets[row["round_id"]].append((row["type"], row["mode"], row["amount"], row["n"]))
+    players = dict(
+        live_bets.values("round_id").annotate(n=Count("user_id", distinct=True)).order_by().values_list("round_id", "n")
+    )
+    start = day_start(utc_today(now))
+    ggr = ggr_by_table(start, start + timedelta(days=1))
+    order = {t: i for i, t in enumerate(BET_TYPES)}
+    out = []
+    for table in tables:
+        round_ = latest.get(table.pk)
+        row = FloorTable(table=table, round=round_, ggr_today=ggr.get(table.pk, ZERO))
+        if round_ is not None:
+            round_.table = table  # the variant is already loaded
+            per_type = stakes.get(round_.pk, {})
+            row.stakes = sorted(((t, _money(a)) for t, a in per_type.items()), key=lambda s: order.get(s[0], 99))
+            row.players = players.get(round_.pk, 0)
+            bets = open_bets.get(round_.pk, [])
+            row.open_stakes = _money(sum((a * n for _t, _m, a, n in bets), ZERO))
+            if round_.state in LIVE_ROUND_STATES:
+                row.exposure = round_exposure(round_, bets)
+            if round_.state == Round.State.BETTING:
+                row.seconds_to_close = max(0.0, (round_.closes_at - now).total_seconds())
+        out.append(row)
+    return out
