@@ -369,9 +369,10 @@ def django_setup(bench_url: str, redis_url: str, prefix: str) -> None:
 
 
 def make_tables(quiet: int) -> tuple[int, list[int]]:
-    from tables.models import Table, Variant
+    from tables.models import Table
+    from tables.services.variants import variant_create
 
-    variant = Variant.objects.create(name="Bench")
+    variant = variant_create(name="Bench")
     main = Table.objects.create(
         name="Fan-out", variant=variant, status="paused", betting_seconds=3, deal_interval_ms=400, result_seconds=2
     )

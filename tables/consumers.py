@@ -34,6 +34,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from baccarat_site.errors import DomainError
+from tables import presence
 from tables.broadcast import DirectWriter, direct_writer, text_frame
 from tables.events import table_group, user_group
 from tables.selectors.tables import player_snapshot, server_time, table_exists, table_snapshot
@@ -225,7 +226,60 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in message.items() if not key.startswith("__")}
 
 
-class TableConsumer(AsyncJsonWebsocketConsumer):
+class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
+    """A socket that takes JSON objects with a ``type`` from the browser and guards the door: a token bucket
+    (``rate_per_second``, ``rate_burst``), a frame size cap, and an ``error`` frame for anything that is not a
+    JSON object with a ``type``. Subclasses call :meth:`start_guard` in ``connect`` and handle ``receive_json``."""
+
+    max_frame_chars = MAX_FRAME_CHARS
+    rate_per_second = RATE_PER_SECOND
+    rate_burst = RATE_BURST
+
+    def start_guard(self) -> None:
+        self._tokens = self.rate_burst
+        self._stamp = time.monotonic()
+        self._refused = 0
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        if not self._take_token():
+            self._refused += 1
+            if self._refused > MAX_REFUSED_BEFORE_CLOSE:
+                await self.close(code=CLOSE_FLOOD)
+            elif self._refused == 1 or self._refused % 5 == 0:
+                await self.send_error("rate_limited", "Too many messages; slow down.")
+            return
+        self._refused = 0
+        if text_data is None:
+            await self.send_error("invalid_frame", "Frames must be JSON text.")
+            return
+        if len(text_data) > self.max_frame_chars:
+            await self.send_error("frame_too_large", f"Frames are limited to {self.max_frame_chars} characters.")
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_error("invalid_json", "The frame is not valid JSON.")
+            return
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            await self.send_error("invalid_frame", 'A frame is a JSON object with a "type".')
+            return
+        await self.receive_json(content)
+
+    async def send_error(self, code: str, detail: str) -> None:
+        await self.send_json({"type": "error", "code": code, "detail": detail})
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self.rate_burst, self._tokens + (now - self._stamp) * self.rate_per_second)
+        self._stamp = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+class TableConsumer(GuardedJsonConsumer):
     table_id: int
     user: Any = None
     # Under daphne: writes a table event's ready-made frame straight to this socket (tables.broadcast).
@@ -248,9 +302,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.user = user if user is not None and user.is_authenticated else None
         # Table events come through this process's TableHub; only personal ones through our own channel.
         self.groups = [user_group(self.user.pk)] if self.user is not None else []
-        self._tokens = RATE_BURST
-        self._stamp = time.monotonic()
-        self._refused = 0
+        self.start_guard()
         self._joined = False
         await self.accept()
         self.writer = direct_writer(self.base_send)
@@ -260,12 +312,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         if self.groups:  # channels_redis forgets group members after group_expiry: rejoin well before
             self._rejoin = asyncio.get_running_loop().call_later(_rejoin_seconds(), self._schedule_rejoin)
+        if self.user is not None:  # the lobby counts signed-in players at the table (tables.presence)
+            self._presence = asyncio.ensure_future(presence.keep(self.table_id, self.user.pk, self.channel_name))
         await self.send_snapshot()
 
     async def disconnect(self, code: int) -> None:
         rejoin = getattr(self, "_rejoin", None)
         if rejoin is not None:
             rejoin.cancel()
+        if getattr(self, "_presence", None) is not None:
+            self._presence.cancel()
         if getattr(self, "_joined", False):
             TableHub.leave(self)
 
@@ -297,32 +353,6 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     round_settled = round_cancelled = table_paused = table_resumed = shoe_shuffled = round_opened
 
     # ── client frames ───────────────────────────────────────────────────────
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
-        if not self._take_token():
-            self._refused += 1
-            if self._refused > MAX_REFUSED_BEFORE_CLOSE:
-                await self.close(code=CLOSE_FLOOD)
-            elif self._refused == 1 or self._refused % 5 == 0:
-                await self.send_error("rate_limited", "Too many messages; slow down.")
-            return
-        self._refused = 0
-        if text_data is None:
-            await self.send_error("invalid_frame", "Frames must be JSON text.")
-            return
-        if len(text_data) > MAX_FRAME_CHARS:
-            await self.send_error("frame_too_large", f"Frames are limited to {MAX_FRAME_CHARS} characters.")
-            await self.close(code=CLOSE_TOO_BIG)
-            return
-        try:
-            content = json.loads(text_data)
-        except ValueError:
-            await self.send_error("invalid_json", "The frame is not valid JSON.")
-            return
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            await self.send_error("invalid_frame", 'A frame is a JSON object with a "type".')
-            return
-        await self.receive_json(content)
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         kind = content["type"]
@@ -371,7 +401,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 user=self.user, round_id=round_id, mode=mode, bets=bets, idempotency_key=key
             )
         except DomainError as error:
-            await self.send_error(error.code, error.detail)
+            await self.send_json({"type": "error", **error.as_dict()})
             return
         except Exception:
             logger.exception("place_bets failed for user %s round %s", self.user.pk, round_id)
@@ -379,19 +409,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.send_json({"type": "bets.confirmed", "round_id": round_id, "idempotency_key": key, **result})
 
-    async def send_error(self, code: str, detail: str) -> None:
-        await self.send_json({"type": "error", "code": code, "detail": detail})
-
     # ── plumbing ────────────────────────────────────────────────────────────
-
-    def _take_token(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(RATE_BURST, self._tokens + (now - self._stamp) * RATE_PER_SECOND)
-        self._stamp = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
 
     def _schedule_rejoin(self) -> None:
         self._rejoin_task = asyncio.ensure_future(self._rejoin_groups())

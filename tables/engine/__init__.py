@@ -6,6 +6,7 @@ shoe (``fair``, ``shoe``), exact odds (``odds``) and scoreboard roads (``roads``
 
 from .bets import BET_TYPES, MODES, format_money
 from .cards import RANKS, SUITS, Card, Rank, Suit, parse_cards
+from .display import chip_denominations, odds_label, payout_label, payout_labels
 from .fair import ALGORITHM, commitment, new_server_seed, shuffled_cards, verify_dealt, verify_shoe
 from .limits import DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
 from .odds import bet_distributions, expected_returns, house_edges, outcome_probabilities
@@ -42,6 +43,7 @@ __all__ = [
     "bet_outcome",
     "bet_stats",
     "burn_count_for",
+    "chip_denominations",
     "commitment",
     "deal_round",
     "expected_returns",
@@ -50,8 +52,11 @@ __all__ = [
     "house_edges",
     "new_server_seed",
     "new_shoe",
+    "odds_label",
     "outcome_probabilities",
     "parse_cards",
+    "payout_label",
+    "payout_labels",
     "player_draws",
     "roads",
     "settle",

@@ -48,7 +48,7 @@ def server_time() -> str:
 def _limits(table: Table) -> dict[str, dict[str, str]]:
     from tables.engine import BET_TYPES
 
-    limits = table.variant.limits or {}
+    limits = table.variant.limits_dict()["per_type"]
     return {
         bet_type: {"min": money(limits[bet_type]["min"]), "max": money(limits[bet_type]["max"])}
         for bet_type in BET_TYPES
@@ -155,9 +155,18 @@ def round_bet_types(round_: Round) -> list[str]:
     """Bet types offered in this round (offered at the table and not past their shoe-round limit)."""
     from tables.engine import BET_TYPES, bet_available
 
-    variant = round_.table.variant
-    limits = variant.limits or {}
-    return [t for t in BET_TYPES if t in limits and bet_available(t, round_.number, variant.unavailable_after or {})]
+    limits = round_.terms["limits"] if round_.terms else round_.table.variant.limits_dict()
+    per_type, cutoffs = limits["per_type"], limits["unavailable_after"]
+    return [t for t in BET_TYPES if t in per_type and bet_available(t, round_.number, cutoffs)]
+
+
+def round_limits(round_: Round) -> dict[str, Any]:
+    """The limits a round opened with (its terms): ``{"per_type": {bet: {min, max}}, "pb_difference": …}``."""
+    limits = round_.terms["limits"] if round_.terms else round_.table.variant.limits_dict()
+    return {
+        "per_type": {t: {"min": money(v["min"]), "max": money(v["max"])} for t, v in limits["per_type"].items()},
+        "pb_difference": money(limits["pb_difference"]) if limits.get("pb_difference") is not None else None,
+    }
 
 
 def round_detail(round_: Round) -> dict[str, Any]:
@@ -181,6 +190,7 @@ def round_detail(round_: Round) -> dict[str, Any]:
         "paused_from": round_.paused_from or None,
         "reason": round_.reason or None,
         "bet_types": round_bet_types(round_),
+        "limits": round_limits(round_),
     }
 
 
@@ -201,7 +211,7 @@ def round_bet_totals(round_id: int) -> dict[str, Any]:
 
 
 def _get_table(table_id: int) -> Table:
-    table = Table.objects.select_related("variant").filter(pk=table_id).first()
+    table = Table.objects.select_related("variant").prefetch_related("variant__bets").filter(pk=table_id).first()
     if table is None:
         raise NotFound(f"There is no table {table_id}.", code="table_not_found")
     return table
@@ -216,7 +226,7 @@ def table_exists(table_id: int) -> bool:
 
 def table_list() -> list[dict[str, Any]]:
     """GET /api/tables/: every table with its current round (API.md shape)."""
-    tables = list(Table.objects.select_related("variant").order_by("id"))
+    tables = list(Table.objects.select_related("variant").prefetch_related("variant__bets").order_by("id"))
     latest = {
         r.table_id: r for r in Round.objects.filter(table__in=tables).order_by("table_id", "-id").distinct("table_id")
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -48,7 +49,11 @@ def casino_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
     logs = tmp_path_factory.mktemp("casino-logs")
     port = processes.free_port()
     with django_db_blocker.unblock():
-        env = processes.process_env(TICK_SECONDS="0.2", CHANNELS_PREFIX=f"browser-{os.getpid()}")
+        # WhiteNoise re-reads static files on each request: a file edited while the casino runs is served whole
+        # (with autorefresh off it would go out under the length indexed at start, and the page never loads).
+        env = processes.process_env(
+            TICK_SECONDS="0.2", CHANNELS_PREFIX=f"browser-{os.getpid()}", WHITENOISE_AUTOREFRESH="true"
+        )
     with ExitStack() as stack:
         web = stack.enter_context(processes.running("daphne", processes.daphne_command(port), env, logs))
         stack.enter_context(
@@ -71,10 +76,55 @@ def browser() -> Iterator[object]:
         browser.close()
 
 
+class ConsoleErrors:
+    """Every console error and uncaught exception of the test's pages; the test may allow some it provokes
+    on purpose (a refused request's 4xx, a socket that fails while the network is off)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.allowed: list[re.Pattern[str]] = []
+
+    def allow(self, pattern: str) -> None:
+        self.allowed.append(re.compile(pattern))
+
+    def watch(self, page: object) -> None:
+        def on_console(message: object) -> None:
+            if message.type == "error":
+                where = message.location.get("url", "") if message.location else ""
+                self.seen.append(f"console error: {message.text} ({where}) on {page.url}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: self.seen.append(f"page error: {error} on {page.url}"))
+
+    def unexpected(self) -> list[str]:
+        return [text for text in self.seen if not any(p.search(text) for p in self.allowed)]
+
+
 @pytest.fixture
-def page(browser) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US")
+def console_errors() -> ConsoleErrors:
+    return ConsoleErrors()
+
+
+def _stop_the_tables() -> None:
+    """Pause every table, so the casino's worker leaves the database alone before pytest-django empties it:
+    a TRUNCATE of all tables beside a running round's transaction can deadlock. Each step of a round holds
+    its table's row lock, so once this UPDATE returns no step is under way, and paused tables get none."""
+    from tables.models import Table
+
+    Table.objects.update(status=Table.Status.PAUSED, next_action_at=None)
+
+
+@pytest.fixture
+def page(browser, console_errors, request) -> Iterator[object]:
+    """A fresh context and page (1280 × 900, en-US); fails the test at teardown if any page it visited
+    logged a console error or threw an uncaught exception."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(20_000)
+    console_errors.watch(page)
     yield page
     context.close()
+    if request.node.get_closest_marker("django_db"):
+        _stop_the_tables()
+    unexpected = console_errors.unexpected()
+    assert not unexpected, "console errors on the pages of this test:\n" + "\n".join(unexpected)

@@ -196,6 +196,9 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
     assert parse_time(opened["closes_at"]) == round_.closes_at
     assert "server_time" in opened
     assert "banker" in opened["bet_types"]
+    # The round's own limits travel with it, so a page loaded before an operator's edit shows the new ones.
+    assert opened["limits"]["per_type"]["tie"] == {"min": "1.00", "max": "5000.00"}
+    assert opened["limits"]["pb_difference"] == "5000.00"
     assert by_type["bets.confirmed"]["bets"][0]["type"] == "banker"
     totals = [f for f in seen if f["type"] == "bets.totals"]
     assert totals[-1]["totals"]["banker"] == {"amount": "20.00", "players": 1}
@@ -203,6 +206,9 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
     cards = [f for f in seen if f["type"] == "card.dealt"]
     assert [c["position"] for c in cards] == list(range(1, dealt + 1))
     assert [c["hand"] for c in cards[:4]] == ["player", "banker", "player", "banker"]
+    # Each card keeps the shoe's "cards left" live: one fewer per card.
+    lefts = [c["cards_left"] for c in cards]
+    assert lefts == list(range(lefts[0], lefts[0] - len(cards), -1))
     settled_round = await database_sync_to_async(Round.objects.get)(pk=round_.pk)
     assert [c["card"] for c in cards] == [c["card"] for c in settled_round.cards]
     result = by_type["round.result"]

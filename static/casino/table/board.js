@@ -1,0 +1,356 @@
+/* The betting board: spots, the chip rack, pending and confirmed stakes, Undo/Clear/Repeat/Double, limit checks. */
+import { amount, cents, chipLabel, formatMoney } from "../format.js";
+
+const CHIP_COLOURS = {
+  1: ["#f1f1f1", "#3b6fd1", "#1b1b1b"],
+  5: ["#c8202f", "#ffffff", "#ffffff"],
+  10: ["#1f5fbf", "#ffffff", "#ffffff"],
+  25: ["#1d8a45", "#ffffff", "#ffffff"],
+  100: ["#1b1b1b", "#e0b341", "#ffffff"],
+  500: ["#6b2fa3", "#ffffff", "#ffffff"],
+  1000: ["#e8a317", "#1b1b1b", "#1b1b1b"],
+  5000: ["#8a4b16", "#ffffff", "#ffffff"],
+  10000: ["#e25598", "#ffffff", "#ffffff"],
+  25000: ["#138a8a", "#ffffff", "#ffffff"],
+  100000: ["#c9a227", "#6b2fa3", "#1b1b1b"],
+};
+const DENOMINATIONS = Object.keys(CHIP_COLOURS).map(Number);
+
+/* Write only what differs: an unchanged text or attribute is then no DOM mutation, so no style or layout to redo. */
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/** A casino chip drawn in SVG: body, edge inserts, inlay, value. */
+/** Slide a spot's error bubble sideways so it never leaves the screen: spots at the board's edges
+ * would otherwise push half of it past the phone's edge. */
+function keepOnScreen(bubble) {
+  bubble.style.setProperty("--shift", "0px");
+  const box = bubble.getBoundingClientRect();
+  const margin = 6;
+  const width = document.documentElement.clientWidth;
+  let shift = 0;
+  if (box.right > width - margin) shift = width - margin - box.right;
+  if (box.left + shift < margin) shift = margin - box.left;
+  bubble.style.setProperty("--shift", `${Math.round(shift)}px`);
+}
+
+export function chipSVG(valueCents, extraClass = "") {
+  const units = valueCents / 100;
+  const colour = DENOMINATIONS.filter((d) => d <= Math.max(units, 1)).pop();
+  const [body, stripe, ink] = CHIP_COLOURS[colour];
+  const label = chipLabel(units);
+  const size = label.length > 4 ? 7.5 : label.length > 3 ? 9 : label.length > 2 ? 10.5 : 12.5;
+  return (
+    `<svg viewBox="0 0 40 40" class="chip-svg ${extraClass}" aria-hidden="true">` +
+    `<circle cx="20" cy="20" r="19" fill="${body}" stroke="rgba(0,0,0,.35)" stroke-width="1"/>` +
+    `<circle class="edge" cx="20" cy="20" r="16.5" fill="none" stroke="${stripe}" stroke-width="5" stroke-dasharray="6.5 6.45"/>` +
+    `<circle cx="20" cy="20" r="12.5" fill="${body}" stroke="${stripe}" stroke-opacity=".7" stroke-width="1"/>` +
+    `<text x="20" y="20" dy=".36em" text-anchor="middle" font-family="system-ui,sans-serif" font-weight="800" ` +
+    `font-size="${size}" fill="${ink}">${label}</text></svg>`
+  );
+}
+
+/** Why a set of stakes may not be placed, as the server would say it (engine's validate_bets, same order). */
+export function violations(pending, confirmed, spots, available, pbLimit) {
+  const out = [];
+  const types = Object.keys(pending).filter((type) => pending[type] > 0);
+  for (const type of types) {
+    const spot = spots[type];
+    if (!spot || !spot.offered || !available.has(type)) out.push({ type, code: "bet_unavailable" });
+  }
+  if (out.length) return out;
+  for (const type of types) {
+    const total = (confirmed[type] || 0) + pending[type];
+    // With a difference limit, that difference is Player's and Banker's binding maximum (checked below).
+    const capped = !(pbLimit !== null && (type === "player" || type === "banker"));
+    if (total < cents(spots[type].min)) out.push({ type, code: "below_min", limit: spots[type].min });
+    else if (capped && total > cents(spots[type].max)) out.push({ type, code: "above_max", limit: spots[type].max });
+  }
+  if (pbLimit !== null && (pending.player || pending.banker)) {
+    const before = Math.abs((confirmed.banker || 0) - (confirmed.player || 0));
+    const banker = (confirmed.banker || 0) + (pending.banker || 0);
+    const player = (confirmed.player || 0) + (pending.player || 0);
+    const diff = Math.abs(banker - player);
+    if (diff > cents(pbLimit) && diff > before) {
+      out.push({ type: pending.banker ? "banker" : "player", code: "pb_difference_limit", limit: pbLimit });
+    }
+  }
+  return out;
+}
+
+export class Board {
+  constructor(root, config, hooks) {
+    this.root = root;
+    this.config = config;
+    this.hooks = hooks; // { balance(): cents | null, changed(), names }
+    this.spots = Object.fromEntries(config.spots.map((s) => [s.type, s]));
+    this.buttons = Object.fromEntries([...root.querySelectorAll(".spot")].map((el) => [el.dataset.type, el]));
+    this.chip = 0;
+    this.history = []; // batches of [{type, cents}] in the order they were put down (Undo takes the last)
+    this.confirmed = {}; // type → cents confirmed this round
+    this.lastBets = []; // [{type, cents}] confirmed in the previous round (Repeat / Double)
+    this.available = new Set();
+    this.open = false;
+    this.mode = "traditional";
+  }
+
+  /* ── reads ─────────────────────────────────────────────────────────── */
+
+  pending() {
+    const out = {};
+    for (const batch of this.history) for (const { type, cents: c } of batch) out[type] = (out[type] || 0) + c;
+    return out;
+  }
+
+  pendingTotal() {
+    return Object.values(this.pending()).reduce((a, b) => a + b, 0);
+  }
+
+  hasPending() {
+    return this.history.length > 0;
+  }
+
+  pendingBets() {
+    return Object.entries(this.pending()).map(([type, c]) => ({ type, amount: amount(c) }));
+  }
+
+  /* ── the rack ──────────────────────────────────────────────────────── */
+
+  drawRack(rack) {
+    const values = this.config.chips.map((v) => Math.round(Number(v) * 100));
+    const saved = Number(localStorage.getItem("casino.chip")) || 0;
+    this.chip = values.includes(saved) ? saved : values[Math.min(1, values.length - 1)];
+    rack.innerHTML = values
+      .map(
+        (v) =>
+          `<button type="button" class="chip" role="radio" data-value="${v / 100}" aria-checked="${v === this.chip}" ` +
+          `aria-label="${formatMoney(v / 100)}">${chipSVG(v)}</button>`,
+      )
+      .join("");
+    rack.addEventListener("click", (event) => {
+      const button = event.target.closest(".chip");
+      if (!button) return;
+      this.chip = Math.round(Number(button.dataset.value) * 100);
+      localStorage.setItem("casino.chip", String(this.chip));
+      rack.querySelectorAll(".chip").forEach((c) => c.setAttribute("aria-checked", String(c === button)));
+    });
+  }
+
+  /* ── changes ───────────────────────────────────────────────────────── */
+
+  /** Put a batch down if it keeps within the limits and the balance; otherwise say why next to the spot. */
+  put(batch) {
+    if (!this.open || !batch.length) return false;
+    const next = this.pending();
+    for (const { type, cents: c } of batch) next[type] = (next[type] || 0) + c;
+    const problems = violations(next, this.confirmed, this.spots, this.available, this.config.pb_difference_limit)
+      .filter((v) => v.code !== "below_min");
+    const balance = this.hooks.balance();
+    const total = Object.values(next).reduce((a, b) => a + b, 0);
+    if (!problems.length && balance !== null && total > balance) {
+      problems.push({ type: batch[batch.length - 1].type, code: "insufficient_funds" });
+    }
+    this.clearErrors();
+    if (problems.length) {
+      problems.forEach((p) => this.showError(p.type, this.hooks.explain(p)));
+      return false;
+    }
+    this.history.push(batch);
+    this.render();
+    return true;
+  }
+
+  add(type) {
+    return this.put([{ type, cents: this.chip }]);
+  }
+
+  undo() {
+    this.history.pop();
+    this.clearErrors();
+    this.render();
+  }
+
+  clear() {
+    this.history = [];
+    this.clearErrors();
+    this.render();
+  }
+
+  repeat() {
+    return this.put(this.lastBets.filter((b) => this.available.has(b.type)).map((b) => ({ ...b })));
+  }
+
+  /** Double what is on the table this round; with nothing on it yet, last round's bets twice over. */
+  double() {
+    const on = { ...this.confirmed };
+    for (const [type, c] of Object.entries(this.pending())) on[type] = (on[type] || 0) + c;
+    let batch = Object.entries(on).map(([type, c]) => ({ type, cents: c }));
+    if (!batch.length) batch = this.lastBets.map((b) => ({ type: b.type, cents: b.cents * 2 }));
+    return this.put(batch.filter((b) => this.available.has(b.type)));
+  }
+
+  /** Pending stakes the server accepted become confirmed. */
+  confirm(bets) {
+    this.history = [];
+    bets.forEach((bet) => (this.confirmed[bet.type] = (this.confirmed[bet.type] || 0) + cents(bet.amount)));
+    this.render();
+  }
+
+  /** Confirmed stakes of this round as the server knows them (a snapshot). */
+  setConfirmed(bets) {
+    this.confirmed = {};
+    bets.filter((b) => b.status !== "refunded").forEach((b) => (this.confirmed[b.type] = (this.confirmed[b.type] || 0) + cents(b.amount)));
+    this.render();
+  }
+
+  /** A new round: this round's confirmed bets are what Repeat and Double use next. Returns the chips carried over. */
+  newRound(previousBets) {
+    if (previousBets) this.lastBets = previousBets;
+    this.confirmed = {};
+    this.clearErrors();
+    this.clearOutcomes();
+    this.render();
+  }
+
+  /** Betting opens (with the bet types this round offers) or closes. */
+  setOpen(open, betTypes, shoeRound) {
+    const was = this.open;
+    this.open = open;
+    if (betTypes) this.available = new Set(betTypes);
+    this.root.classList.toggle("closed", !open);
+    for (const [type, button] of Object.entries(this.buttons)) {
+      const spot = this.spots[type];
+      const offered = spot.offered && (!betTypes || this.available.has(type) || !this.available.size);
+      const unavailable = spot.offered && this.available.size > 0 && !this.available.has(type);
+      button.classList.toggle("unavailable", unavailable || !spot.offered); // no mutation when unchanged
+      const disabled = !this.hooks.signedIn || !open || !offered || unavailable;
+      if (button.disabled !== disabled) button.disabled = disabled;
+      const why = button.querySelector(".why");
+      if (unavailable) setText(why, this.hooks.closedReason(spot, shoeRound));
+      else if (why.dataset.kind === "closed") why.textContent = "";
+      const kind = unavailable ? "closed" : "";
+      if (why.dataset.kind !== kind) why.dataset.kind = kind;
+    }
+    // Stakes and stacks do not depend on it: only the controls may change, and only when betting opened or closed.
+    if (open !== was) this.hooks.changed();
+  }
+
+  /** The round's own limits (round.opened, snapshot): what the server will check this round. */
+  setLimits(limits) {
+    if (!limits || !limits.per_type) return;
+    const pb = limits.pb_difference === undefined ? null : limits.pb_difference;
+    this.config.pb_difference_limit = pb;
+    for (const spot of this.config.spots) {
+      const limit = limits.per_type[spot.type];
+      spot.offered = Boolean(limit);
+      if (!limit) continue;
+      spot.min = limit.min;
+      // With a difference limit, that difference is the most Player or Banker can take alone.
+      spot.max = pb !== null && (spot.type === "player" || spot.type === "banker") ? pb : limit.max;
+      const label = this.buttons[spot.type] && this.buttons[spot.type].querySelector(".limits");
+      if (label) setText(label, formatMoney(spot.min) + " – " + formatMoney(spot.max));
+    }
+  }
+
+  setMode(mode) {
+    this.mode = mode;
+    for (const spot of this.config.spots) {
+      const el = this.root.querySelector(`[data-pays-for="${spot.type}"]`);
+      if (el) el.textContent = spot.pays[mode];
+    }
+  }
+
+  /* ── drawing ───────────────────────────────────────────────────────── */
+
+  render() {
+    const pending = this.pending();
+    for (const type of Object.keys(this.buttons)) {
+      const p = pending[type] || 0;
+      const c = this.confirmed[type] || 0;
+      const button = this.buttons[type];
+      const stack = button.querySelector(".stack");
+      const key = c + "/" + p;
+      if (stack.dataset.key !== key) {
+        stack.dataset.key = key;
+        stack.innerHTML = (c ? chipSVG(c, "confirmed-chip") : "") + (p ? chipSVG(p, "pending-chip") : "");
+      }
+      setText(button.querySelector(".stake.confirmed"), c ? formatMoney(c / 100) : "");
+      setText(button.querySelector(".stake.pending"), p ? "+" + formatMoney(p / 100) : "");
+      button.classList.toggle("has-pending", p > 0);
+    }
+    this.hooks.changed();
+  }
+
+  setTotals(totals) {
+    for (const type of Object.keys(this.buttons)) {
+      const el = this.buttons[type].querySelector(".total");
+      const entry = totals && totals[type];
+      setText(el, entry ? this.hooks.totalLabel(entry) : "");
+    }
+  }
+
+  showError(type, message) {
+    const button = this.buttons[type];
+    if (!button) return;
+    const why = button.querySelector(".why");
+    why.textContent = message;
+    why.dataset.kind = "error";
+    button.classList.add("has-error");
+    keepOnScreen(why);
+  }
+
+  clearErrors() {
+    for (const button of Object.values(this.buttons)) {
+      const why = button.querySelector(".why");
+      if (why.dataset.kind === "error") {
+        why.textContent = "";
+        why.dataset.kind = "";
+      }
+      button.classList.remove("has-error");
+    }
+  }
+
+  setOutcomes(outcomes) {
+    for (const [type, button] of Object.entries(this.buttons)) {
+      if (outcomes[type]) {
+        if (button.dataset.outcome !== outcomes[type]) button.dataset.outcome = outcomes[type];
+      } else if (button.dataset.outcome !== undefined) delete button.dataset.outcome;
+    }
+  }
+
+  clearOutcomes() {
+    this.setOutcomes({});
+  }
+}
+
+/** Which spots a finished round makes win, push or lose (the engine's settlement rules, tables/engine/payouts.py).
+ * ``bonusMargins``: the non-natural winning margins the paytable pays a Bonus bet for. */
+export function outcomes(result, bonusMargins) {
+  const f = result.flags || {};
+  const winner = result.winner;
+  const margin = Math.abs(result.player_total - result.banker_total);
+  const anyNatural = f.player_natural || f.banker_natural;
+  const out = {};
+  out.player = winner === "player" ? "won" : winner === "tie" ? "push" : "lost";
+  out.banker = winner === "banker" ? "won" : winner === "tie" ? "push" : "lost";
+  out.tie = winner === "tie" ? "won" : "lost";
+  out.player_pair = f.player_pair ? "won" : "lost";
+  out.banker_pair = f.banker_pair ? "won" : "lost";
+  out.any_pair = f.player_pair || f.banker_pair ? "won" : "lost";
+  out.perfect_pair = f.player_perfect_pair || f.banker_perfect_pair ? "won" : "lost";
+  out.player_natural = f.player_natural ? "won" : "lost";
+  out.banker_natural = f.banker_natural ? "won" : "lost";
+  for (const side of ["player", "banker"]) {
+    let o = "lost";
+    if (winner === "tie") o = anyNatural ? "push" : "lost";
+    else if (winner === side && (f[side + "_natural"] || bonusMargins.includes(margin))) o = "won";
+    out[side + "_bonus"] = o;
+  }
+  const six = winner === "banker" && result.banker_total === 6;
+  const bankerCards = f.banker_cards || 0;
+  out.lucky_six = six ? "won" : "lost";
+  out.lucky_six_2 = six && bankerCards === 2 ? "won" : "lost";
+  out.lucky_six_3 = six && bankerCards === 3 ? "won" : "lost";
+  return out;
+}

@@ -1,0 +1,705 @@
+/* One live table's client: one state object fed by its WebSocket's frames, small render functions per region.
+ * A page may hold several (the table page one, /multi/ up to four): every element is looked up inside the
+ * table's own root through `find`, never by a global id (docs/table-client.md). */
+import { cents, fill, formatMoney } from "../format.js";
+import { Board, outcomes, violations } from "./board.js";
+import { cardElement, flip } from "./cards.js";
+import { Countdown } from "./countdown.js";
+import { Live } from "./live.js";
+import { askMarks, drawAsk, drawRoads, drawStats, previewAsk, shoeStats } from "./roads.js";
+import { play, setSound, soundOn } from "./sound.js";
+
+const RANK = { betting: 1, closed: 2, dealing: 3, result: 4, settled: 5, cancelled: 6 };
+
+/* An element the page does not show (a compact table has no shoe panel, no "My bets"): writes to it go nowhere. */
+function stub(cache, id) {
+  if (!cache[id]) cache[id] = document.createElement(/^(undo|clear|repeat|double|confirm|sound|ask-|copy-)/.test(id) ? "button" : "div");
+  return cache[id];
+}
+
+/** One table on a page. `root`: the table's element (its data-round-state, data-round-id, data-connected are
+ * the hooks); `config`: what the server rendered (see table_board); `options`:
+ *  - find(name): the element of that name inside the table (default: document.getElementById);
+ *  - mode(): the betting mode when the page shares one choice (default: the table's own radio buttons);
+ *  - balance(): the player's balance in cents when the page shares one (default: this table's);
+ *  - onBalance(value): a balance the server sent (a snapshot, a confirm, a settlement). */
+export class TableClient {
+  constructor(root, config, options = {}) {
+    Object.assign(this, createTable(root, config, options));
+  }
+}
+
+function createTable(root, config, options) {
+  const stubs = {};
+  const find = options.find || ((id) => document.getElementById(id));
+  const $ = (id) => find(id) || stub(stubs, id);
+  /* Write only what differs: an unchanged text or flag is then no DOM mutation (no style or layout to redo). */
+  const setText = (el, text) => {
+    text = String(text);
+    if (el.textContent !== text) el.textContent = text;
+  };
+  const setDisabled = (el, disabled) => {
+    if (el.disabled !== disabled) el.disabled = disabled;
+  };
+  const signedIn = config.signed_in;
+  const names = config.bet_names;
+
+  const S = {
+    round: null, // {id, number, state, closes_at, bet_types, cards: [...], winner, player_total, banker_total, flags}
+    paused: false,
+    shoe: null,
+    roads: null,
+    balance: null, // cents
+    myBets: [], // this round's confirmed bets, as the server sent them
+    settled: new Set(), // rounds whose personal settlement was shown
+    unplaced: null, // pending chips that missed the close, put back when the next round opens
+  };
+
+  /* ── small pieces ───────────────────────────────────────────────────────── */
+
+  function announce(text) {
+    const live = $("sr-live");
+    live.textContent = "";
+    setTimeout(() => (live.textContent = text), 50);
+  }
+
+  function notice(text, kind = "") {
+    const el = $("notice");
+    el.textContent = text || "";
+    el.className = "notice " + kind;
+  }
+
+  function explain(problem) {
+    const name = names[problem.type] || "";
+    const limit = problem.limit !== undefined && problem.limit !== null ? formatMoney(problem.limit) : "";
+    switch (problem.code) {
+      case "below_min":
+        return fill(gettext("The minimum on %(bet)s is %(amount)s."), { bet: name, amount: limit });
+      case "above_max":
+        return fill(gettext("The maximum on %(bet)s is %(amount)s."), { bet: name, amount: limit });
+      case "pb_difference_limit":
+        return fill(gettext("Player and Banker stakes may differ by at most %(amount)s."), { amount: limit });
+      case "insufficient_funds":
+        return gettext("Your balance does not cover these bets.");
+      case "bet_unavailable":
+        return fill(gettext("%(bet)s is not open in this round."), { bet: name });
+      case "betting_closed":
+        return gettext("Betting has closed for this round.");
+      case "invalid_amount":
+        return gettext("That stake is not a valid amount.");
+      case "throttled":
+        return gettext("Too many requests; try again in a moment.");
+      case "not_authenticated":
+      case "authentication_failed":
+        return gettext("Your session has ended; log in again to bet.");
+      default:
+        return fill(gettext("The bets were refused (%(code)s). Nothing was charged."), { code: problem.code || "?" });
+    }
+  }
+
+  function closedReason(spot, shoeRound) {
+    if (spot.last_round && shoeRound > spot.last_round) {
+      return fill(gettext("Closed after round %(round)s of the shoe"), { round: spot.last_round });
+    }
+    return gettext("Not open this round");
+  }
+
+  function setBalance(value) {
+    if (!signedIn || value === undefined || value === null) return;
+    S.balance = cents(value);
+    $("balance").textContent = formatMoney(value);
+    if (options.onBalance) options.onBalance(value);
+  }
+
+  /* ── the board ──────────────────────────────────────────────────────────── */
+
+  const board = new Board($("board"), config, {
+    signedIn,
+    balance: balanceCents,
+    explain,
+    closedReason,
+    totalLabel: (entry) =>
+      fill(gettext("All: %(amount)s · %(players)s"), { amount: formatMoney(entry.amount), players: entry.players }),
+    changed: () => renderControls(),
+  });
+
+  function balanceCents() {
+    return options.balance ? options.balance() : S.balance;
+  }
+
+  function canBet() {
+    return signedIn && S.round && S.round.state === "betting" && !S.paused && root.dataset.connected === "1";
+  }
+
+  function renderControls() {
+    if (!signedIn) return;
+    const open = canBet();
+    const pending = board.hasPending();
+    setText($("stake-total"), formatMoney((board.pendingTotal() + sumConfirmed()) / 100));
+    setDisabled($("undo"), !open || !pending);
+    setDisabled($("clear"), !open || !pending);
+    setDisabled($("repeat"), !open || !board.lastBets.length);
+    setDisabled($("double"), !open || !(board.lastBets.length || pending || sumConfirmed()));
+    setDisabled($("confirm"), !open || !pending || confirming);
+    $("chips").querySelectorAll(".chip").forEach((chip) => setDisabled(chip, !open));
+  }
+
+  function sumConfirmed() {
+    return Object.values(board.confirmed).reduce((a, b) => a + b, 0);
+  }
+
+  function renderMyBets() {
+    if (!signedIn) return;
+    const list = $("my-bets");
+    list.innerHTML = "";
+    for (const bet of S.myBets) {
+      const li = document.createElement("li");
+      li.dataset.betId = bet.id;
+      li.dataset.type = bet.type;
+      li.dataset.status = bet.status;
+      const net = bet.payout !== null && bet.payout !== undefined ? cents(bet.payout) - cents(bet.amount) : null;
+      const status = {
+        open: gettext("Placed"),
+        won: gettext("Won"),
+        lost: gettext("Lost"),
+        push: gettext("Push"),
+        refunded: gettext("Refunded"),
+      }[bet.status];
+      li.innerHTML =
+        '<span class="bet-name"></span><span class="bet-amount" dir="ltr"></span><span class="bet-net" dir="ltr"></span>';
+      li.querySelector(".bet-name").textContent = (names[bet.type] || bet.type) + " · ";
+      const statusEl = document.createElement("span");
+      statusEl.className = "bet-status";
+      statusEl.textContent = status || bet.status;
+      li.querySelector(".bet-name").appendChild(statusEl);
+      li.querySelector(".bet-amount").textContent = formatMoney(bet.amount);
+      li.querySelector(".bet-net").textContent =
+        net === null || bet.status === "refunded" ? "" : (net > 0 ? "+" : net < 0 ? "−" : "") + formatMoney(Math.abs(net) / 100);
+      list.appendChild(li);
+    }
+  }
+
+  /* ── the stage: phase, cards, result ───────────────────────────────────── */
+
+  function setPhase(key) {
+    const text = {
+      betting: gettext("Place your bets"),
+      closed: gettext("No more bets"),
+      dealing: gettext("Dealing"),
+      result: "",
+      settled: "",
+      cancelled: gettext("Round cancelled, every bet refunded"),
+      paused: gettext("Table paused"),
+      waiting: gettext("Waiting for the next round"),
+      shuffle: gettext("Shuffling a new shoe"),
+    }[key];
+    const phase = $("phase");
+    if (phase.dataset.phase !== key) phase.dataset.phase = key;
+    setText(phase, text !== "" ? text : S.round && S.round.winner ? winnerText(S.round.winner) : "");
+  }
+
+  function winnerText(winner) {
+    return { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: gettext("Tie") }[winner] || "";
+  }
+
+  function clearStage() {
+    for (const hand of ["player", "banker"]) {
+      $(hand + "-cards").innerHTML = "";
+      $(hand + "-total").textContent = "";
+      $(hand + "-hand").classList.remove("winner");
+    }
+    const result = $("result");
+    result.hidden = true;
+    delete result.dataset.winner;
+    $("result-net").textContent = "";
+    $("result-net").className = "net";
+    $("badges").innerHTML = "";
+    board.clearOutcomes();
+  }
+
+  function showCard(entry, animate) {
+    const container = $(entry.hand + "-cards");
+    if (container.querySelector(`[data-position="${entry.position}"]`)) return false;
+    const el = cardElement(entry.card, { third: entry.position >= 5 });
+    el.dataset.position = entry.position;
+    container.appendChild(el);
+    if (animate) flip(el);
+    else el.classList.add("flipped");
+    if (entry.totals) {
+      setText($("player-total"), entry.totals.player);
+      setText($("banker-total"), entry.totals.banker);
+    }
+    return true;
+  }
+
+  function showResult(round) {
+    const result = $("result");
+    result.dataset.winner = round.winner;
+    const [high, low] = [round.player_total, round.banker_total].sort((a, b) => b - a);
+    $("result-text").textContent = fill(gettext("%(winner)s %(high)s – %(low)s"), {
+      winner: winnerText(round.winner),
+      high,
+      low,
+    });
+    $("player-total").textContent = round.player_total;
+    $("banker-total").textContent = round.banker_total;
+    for (const hand of ["player", "banker"]) $(hand + "-hand").classList.toggle("winner", round.winner === hand || round.winner === "tie");
+    const f = round.flags || {};
+    const badges = [];
+    if (f.player_natural || f.banker_natural) badges.push(["natural", gettext("Natural")]);
+    if (f.player_pair) badges.push(["player_pair", names.player_pair]);
+    if (f.banker_pair) badges.push(["banker_pair", names.banker_pair]);
+    if (f.perfect_pair) badges.push(["perfect_pair", names.perfect_pair]);
+    if (round.winner === "banker" && round.banker_total === 6) badges.push(["lucky_six", names.lucky_six]);
+    $("badges").innerHTML = "";
+    for (const [flag, label] of badges) {
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.dataset.flag = flag;
+      badge.textContent = label;
+      $("badges").appendChild(badge);
+    }
+    result.hidden = false;
+    board.setOutcomes(outcomes(round, config.bonus_margins));
+    setPhase("result");
+  }
+
+  /** The player's own result: net win or loss over this round's bets. */
+  function showNet(bets) {
+    const settled = bets.filter((b) => b.payout !== null && b.payout !== undefined);
+    if (!settled.length) return;
+    const staked = settled.reduce((a, b) => a + cents(b.amount), 0);
+    const back = settled.reduce((a, b) => a + cents(b.payout), 0);
+    const net = back - staked;
+    const el = $("result-net");
+    if (settled.every((b) => b.status === "refunded")) {
+      el.textContent = fill(gettext("Refunded %(amount)s"), { amount: formatMoney(staked / 100) });
+      el.className = "net push";
+    } else if (net > 0) {
+      el.textContent = fill(gettext("You win %(amount)s"), { amount: formatMoney(net / 100) });
+      el.className = "net won";
+      play("win");
+    } else if (net < 0) {
+      el.textContent = fill(gettext("You lose %(amount)s"), { amount: formatMoney(-net / 100) });
+      el.className = "net lost";
+    } else {
+      el.textContent = gettext("Stake returned");
+      el.className = "net push";
+    }
+    el.dataset.net = String(net / 100);
+    $("result").hidden = false;
+    announce(el.textContent);
+  }
+
+  /* ── shoe, roads ───────────────────────────────────────────────────────── */
+
+  function renderShoe(shoe, roundNumber) {
+    if (!shoe) return;
+    S.shoe = Object.assign(S.shoe || {}, shoe);
+    setText($("shoe-label"), fill(gettext("Shoe %(number)s"), { number: S.shoe.number }));
+    if (S.shoe.cards_left !== null && S.shoe.cards_left !== undefined) {
+      setText($("cards-left"), fill(gettext("%(count)s cards left"), { count: S.shoe.cards_left }));
+    }
+    if (S.shoe.commitment) {
+      const code = $("commitment");
+      setText(code, S.shoe.commitment.slice(0, 10) + "…" + S.shoe.commitment.slice(-6));
+      if (code.title !== S.shoe.commitment) code.title = S.shoe.commitment;
+    }
+    if (roundNumber) renderRoundLabel(roundNumber);
+  }
+
+  function renderRoundLabel(number) {
+    setText($("round-label"), fill(gettext("Round %(number)s"), { number }));
+  }
+
+  function renderPreviousShoe(previous) {
+    if (!previous || !previous.server_seed) return;
+    $("previous-seed-row").hidden = false;
+    const code = $("revealed-seed");
+    code.textContent = previous.server_seed.slice(0, 10) + "…" + previous.server_seed.slice(-6);
+    code.title = previous.server_seed;
+    code.dataset.full = previous.server_seed;
+  }
+
+  function renderRoads(roads) {
+    if (!roads) return;
+    S.roads = roads;
+    drawRoads($("roads"), roads);
+    drawStats($("stats"), shoeStats(roads));
+    drawAsk($("ask-banker"), roads, "banker");
+    drawAsk($("ask-player"), roads, "player");
+  }
+
+  /* ── rounds ────────────────────────────────────────────────────────────── */
+
+  function rank(round) {
+    const state = round.state === "paused" ? round.paused_from || "dealing" : round.state;
+    return RANK[state] || 0;
+  }
+
+  /** Is ``incoming`` older than what the page already shows? (Then it must not be drawn over it.) */
+  function older(incoming, shown) {
+    if (!shown || !incoming) return false;
+    if (incoming.id !== shown.id) return incoming.id < shown.id;
+    if (rank(incoming) !== rank(shown)) return rank(incoming) < rank(shown);
+    return (incoming.cards || []).length < (shown.cards || []).length;
+  }
+
+  function setRoundState(state) {
+    S.round.state = state;
+    if (root.dataset.roundState !== state) root.dataset.roundState = state;
+    const open = state === "betting" && !S.paused;
+    board.setOpen(open && signedIn, S.round.bet_types, S.round.number);
+    if (state === "betting" && !S.paused) S.countdown.start(S.round.closes_at, S.round.betting_seconds);
+    else if (S.countdown.closesAt) S.countdown.stop(); // already stopped: nothing to redraw
+    if (!open && signedIn) $("confirm").classList.remove("urgent");
+    setPhase(S.paused ? "paused" : state === "settled" ? "result" : state);
+    renderControls();
+  }
+
+  /** Draw a whole round at once (from a snapshot): no animation, nothing missed. */
+  function drawRound(round) {
+    const same = S.round && S.round.id === round.id;
+    S.round = Object.assign({}, round, { cards: (round.cards || []).slice() });
+    root.dataset.roundId = round.id;
+    if (!same) clearStage();
+    board.setLimits(round.limits);
+    for (const entry of S.round.cards) showCard(entry, false);
+    renderRoundLabel(round.number);
+    setRoundState(round.state === "paused" ? round.paused_from || "dealing" : round.state);
+    if (round.winner) showResult(S.round);
+  }
+
+  function openRound(frame) {
+    const previous = S.round;
+    if (previous && frame.round_id <= previous.id) return;
+    const carried = S.round && S.round.state === "cancelled" ? [] : S.myBets.filter((b) => b.status !== "refunded");
+    board.newRound(carried.length ? carried.map((b) => ({ type: b.type, cents: cents(b.amount) })) : null);
+    S.myBets = [];
+    renderMyBets();
+    board.setTotals(null);
+    clearStage();
+    board.setLimits(frame.limits);
+    S.round = {
+      id: frame.round_id,
+      number: frame.number,
+      state: "betting",
+      closes_at: frame.closes_at,
+      betting_seconds: frame.betting_seconds,
+      bet_types: frame.bet_types,
+      cards: [],
+    };
+    root.dataset.roundId = frame.round_id;
+    renderRoundLabel(frame.number);
+    setRoundState("betting");
+    notice("");
+    restoreUnplaced();
+    play("open");
+    announce(gettext("Place your bets"));
+  }
+
+  /** The close policy: pending chips are never placed by themselves; they wait, visibly, for the next round. */
+  function keepUnplaced() {
+    if (!board.hasPending()) return;
+    S.unplaced = Object.entries(board.pending()).map(([type, c]) => ({ type, cents: c }));
+    const total = S.unplaced.reduce((a, b) => a + b.cents, 0);
+    board.clear();
+    const el = $("unplaced");
+    el.textContent = fill(
+      gettext("Not placed: %(amount)s. Betting closed before Confirm, so nothing was charged. Your chips come back when the next round opens."),
+      { amount: formatMoney(total / 100) },
+    );
+    el.hidden = false;
+  }
+
+  function restoreUnplaced() {
+    if (!S.unplaced || !signedIn) return;
+    const chips = S.unplaced.filter((b) => board.available.has(b.type));
+    S.unplaced = null;
+    const el = $("unplaced");
+    if (chips.length && board.put(chips)) {
+      el.textContent = gettext("Your unplaced chips are back on the table: press Confirm to place them.");
+      el.hidden = false;
+    } else {
+      el.hidden = true;
+    }
+  }
+
+  /* ── frames ────────────────────────────────────────────────────────────── */
+
+  function applySnapshot(snap) {
+    S.countdown.sync(snap.server_time);
+    const round = snap.round;
+    if (round && S.round && older(round, S.round)) return; // an event already showed something newer
+    const away = S.round && round && round.id > S.round.id ? S.round : null;
+    S.paused = Boolean(snap.table && snap.table.status === "paused");
+    setBalance(snap.balance);
+    renderShoe(snap.shoe);
+    renderPreviousShoe(snap.previous_shoe);
+    renderRoads(snap.roads);
+    if (signedIn) {
+      if (!S.round || !round || round.id !== S.round.id) {
+        const last = snap.my_last_bets || [];
+        if (last.length) board.lastBets = last.filter((b) => b.status !== "refunded").map((b) => ({ type: b.type, cents: cents(b.amount) }));
+      }
+      S.myBets = snap.my_bets || [];
+      board.setConfirmed(S.myBets);
+      renderMyBets();
+    }
+    // Back from a disconnection past the close: pending chips follow the close policy, as on round.closed.
+    if (round && S.round && (round.id !== S.round.id || round.state !== "betting")) keepUnplaced();
+    if (round) {
+      drawRound(round);
+      if (round.state === "betting" && !S.paused) restoreUnplaced();
+      board.setTotals(snap.bets_totals && snap.bets_totals.totals);
+      if (S.myBets.some((b) => b.payout !== null && b.payout !== undefined)) showNet(S.myBets);
+    } else {
+      setPhase("waiting");
+    }
+    if (away && snap.last_round && snap.last_round.id === away.id && snap.last_round.winner) {
+      const last = snap.last_round;
+      let text = fill(gettext("While you were away, round %(number)s ended: %(winner)s %(player)s – %(banker)s."), {
+        number: last.number,
+        winner: winnerText(last.winner),
+        player: last.player_total,
+        banker: last.banker_total,
+      });
+      const mine = (snap.my_last_bets || []).filter((b) => b.payout !== null && b.payout !== undefined);
+      if (mine.length) {
+        const net = mine.reduce((a, b) => a + cents(b.payout) - cents(b.amount), 0);
+        text +=
+          " " +
+          (net >= 0
+            ? fill(gettext("Your bets returned %(amount)s net."), { amount: formatMoney(net / 100) })
+            : fill(gettext("Your bets lost %(amount)s net."), { amount: formatMoney(-net / 100) }));
+      }
+      notice(text, "warn");
+      $("notice").dataset.away = String(last.id);
+    }
+    if (S.paused) setPhase("paused");
+  }
+
+  const handlers = {
+    snapshot: applySnapshot,
+    pong: () => {},
+    "round.opened": openRound,
+    "round.closed": (frame) => {
+      if (!S.round || frame.round_id !== S.round.id || rank(S.round) >= RANK.closed) return;
+      keepUnplaced();
+      setRoundState("closed");
+      if ($("notice").className.includes("ok")) notice("");
+      play("close");
+      announce(gettext("No more bets"));
+    },
+    "bets.totals": (frame) => {
+      if (S.round && frame.round_id === S.round.id) board.setTotals(frame.totals);
+    },
+    "card.dealt": (frame) => {
+      if (!S.round || frame.round_id !== S.round.id) return;
+      if (S.round.state === "betting") keepUnplaced();
+      if (S.round.state !== "dealing") setRoundState("dealing");
+      const entry = { hand: frame.hand, card: frame.card, position: frame.position, totals: frame.totals };
+      if (showCard(entry, true)) {
+        S.round.cards.push(entry);
+        play("card");
+      }
+      if (frame.cards_left !== undefined && S.shoe) renderShoe({ cards_left: frame.cards_left });
+    },
+    "round.result": (frame) => {
+      if (!S.round || frame.round_id !== S.round.id) return;
+      for (const entry of frame.cards || []) if (showCard(entry, true)) S.round.cards.push(entry);
+      Object.assign(S.round, {
+        winner: frame.winner,
+        player_total: frame.player_total,
+        banker_total: frame.banker_total,
+        flags: frame.flags,
+      });
+      setRoundState("result");
+      showResult(S.round);
+      renderRoads(frame.roads);
+      announce($("result-text").textContent);
+    },
+    "round.settled": (frame) => {
+      setBalance(frame.balance);
+      if (!S.round || frame.round_id !== S.round.id) return;
+      const byId = Object.fromEntries((frame.bets || []).map((b) => [b.id, b]));
+      S.myBets = S.myBets.map((b) => byId[b.id] || b);
+      for (const bet of frame.bets || []) if (!S.myBets.some((b) => b.id === bet.id)) S.myBets.push(bet);
+      renderMyBets();
+      showNet(S.myBets);
+    },
+    "round.cancelled": (frame) => {
+      if (!S.round || frame.round_id !== S.round.id) return;
+      keepUnplaced();
+      setRoundState("cancelled");
+      notice(gettext("The round was cancelled and every bet on it refunded."), "warn");
+      live.send({ type: "snapshot" });
+    },
+    "table.paused": () => {
+      S.paused = true;
+      keepUnplaced();
+      if (S.round) setRoundState(S.round.state);
+      setPhase("paused");
+      notice(gettext("The table is paused. Confirmed bets stay valid; play resumes shortly."), "warn");
+    },
+    "table.resumed": () => {
+      S.paused = false;
+      notice(gettext("The table has resumed."), "ok");
+      live.send({ type: "snapshot" });
+    },
+    "shoe.shuffled": (frame) => {
+      renderShoe({ number: frame.shoe_number, commitment: frame.commitment, cards_left: frame.cards_left });
+      renderPreviousShoe(frame.previous_shoe);
+      renderRoads({ bead_plate: [], big_road: [], big_eye_boy: [], small_road: [], cockroach_pig: [], leading_ties: 0, ask: { banker: {}, player: {} } });
+      setPhase("shuffle");
+    },
+    error: (frame) => notice(explain(frame), "error"),
+  };
+
+  function handle(frame) {
+    if (frame.server_time && frame.type !== "snapshot") S.countdown.sync(frame.server_time);
+    const handler = handlers[frame.type];
+    if (handler) handler(frame);
+  }
+
+  /* ── confirm ───────────────────────────────────────────────────────────── */
+
+  let confirming = false;
+
+  const modeInputs = [...root.querySelectorAll("input[name=mode]")];
+
+  function currentMode() {
+    if (options.mode) return options.mode();
+    const checked = modeInputs.find((input) => input.checked);
+    return checked ? checked.value : "traditional";
+  }
+
+  async function confirmBets() {
+    if (!canBet() || !board.hasPending()) return;
+    const pending = board.pending();
+    const problems = violations(pending, board.confirmed, board.spots, board.available, config.pb_difference_limit);
+    board.clearErrors();
+    const balance = balanceCents();
+    if (balance !== null && board.pendingTotal() > balance) problems.push({ type: Object.keys(pending)[0], code: "insufficient_funds" });
+    if (problems.length) {
+      problems.forEach((p) => board.showError(p.type, explain(p)));
+      notice(gettext("Some bets need changing before they can be placed."), "error");
+      return;
+    }
+    confirming = true;
+    renderControls();
+    const mode = currentMode();
+    const roundId = S.round.id;
+    let response;
+    try {
+      response = await window.Casino.api(
+        "POST",
+        "/api/rounds/" + roundId + "/bets/",
+        { mode, bets: board.pendingBets() },
+        { "Idempotency-Key": window.Casino.uuid() },
+      );
+    } catch (error) {
+      response = { ok: false, data: { code: "network" } };
+    }
+    confirming = false;
+    if (!response.ok) {
+      const data = response.data || {};
+      if (data.code === "network") notice(gettext("No connection: the bets were not placed. Try again."), "error");
+      else {
+        const type = data.bet_type && board.buttons[data.bet_type] ? data.bet_type : Object.keys(pending)[0];
+        board.showError(type, explain(data));
+        notice(explain(data), "error");
+      }
+      renderControls();
+      return;
+    }
+    board.confirm(response.data.bets);
+    if (S.round && S.round.id === roundId) {
+      S.myBets = S.myBets.concat(response.data.bets);
+      renderMyBets();
+    }
+    setBalance(response.data.balance);
+    $("unplaced").hidden = true;
+    $("confirm").classList.remove("urgent");
+    notice(gettext("Bets confirmed"), "ok");
+    announce(gettext("Bets confirmed"));
+    play("chip");
+  }
+
+  /* ── wiring ────────────────────────────────────────────────────────────── */
+
+  S.countdown = new Countdown({
+    clock: $("clock"),
+    number: $("countdown"),
+    ring: $("ring-fill"),
+    announce,
+    onLow: () => {
+      if (board.hasPending()) {
+        $("confirm").classList.add("urgent");
+        play("warn");
+      }
+    },
+  });
+
+  if (signedIn) {
+    if (find("chips")) board.drawRack($("chips"));
+    $("board").addEventListener("click", (event) => {
+      const spot = event.target.closest(".spot");
+      if (spot && !spot.disabled && canBet() && board.add(spot.dataset.type)) play("chip");
+    });
+    $("undo").addEventListener("click", () => board.undo());
+    $("clear").addEventListener("click", () => {
+      board.clear();
+      $("unplaced").hidden = true;
+    });
+    $("repeat").addEventListener("click", () => board.repeat());
+    $("double").addEventListener("click", () => board.double());
+    $("confirm").addEventListener("click", confirmBets);
+    modeInputs.forEach((input) => input.addEventListener("change", () => board.setMode(input.value)));
+    const saved = localStorage.getItem("casino.mode");
+    const savedInput = modeInputs.find((input) => input.value === "no_commission");
+    if (saved === "no_commission" && savedInput) savedInput.checked = true;
+    board.setMode(currentMode());
+    modeInputs.forEach((input) => input.addEventListener("change", () => localStorage.setItem("casino.mode", input.value)));
+  }
+
+  $("sound").setAttribute("aria-pressed", String(soundOn()));
+  $("sound").addEventListener("click", () => {
+    setSound(!soundOn());
+    $("sound").setAttribute("aria-pressed", String(soundOn()));
+    play("chip");
+  });
+  for (const side of ["banker", "player"]) {
+    $("ask-" + side).addEventListener("click", () => S.roads && previewAsk($("roads"), S.roads, side));
+  }
+  async function copy(text, button) {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = gettext("Copied");
+    } catch (error) {
+      button.textContent = gettext("Select and copy");
+    }
+    setTimeout(() => (button.textContent = gettext("Copy")), 1500);
+  }
+  $("copy-commitment").addEventListener("click", (e) => S.shoe && copy(S.shoe.commitment, e.currentTarget));
+  $("copy-seed").addEventListener("click", (e) => copy($("revealed-seed").dataset.full || "", e.currentTarget));
+
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const live = new Live(`${scheme}://${location.host}/ws/tables/${config.table_id}/`, {
+    onFrame: handle,
+    onUp: () => {
+      root.dataset.connected = "1";
+      $("conn").hidden = true;
+      renderControls();
+    },
+    onDown: () => {
+      root.dataset.connected = "0";
+      $("conn").hidden = false;
+      board.setOpen(false, null, S.round && S.round.number);
+      renderControls();
+    },
+  });
+  live.connect();
+
+  return { handle, state: S, board, askMarks, live, root, config, setBalance, canBet, renderControls };
+}
