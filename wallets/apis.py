@@ -1,16 +1,17 @@
-"""REST for the caller's wallet and ledger (API.md): GET /api/wallet/, GET /api/wallet/ledger/."""
+"""REST for the caller's wallet and ledger (API.md): GET /api/wallet/, GET /api/wallet/ledger/,
+POST /api/wallet/refill/."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tables.apis import ERRORS, IsoMillisField, paginated
-from wallets import selectors
+from tables.apis import ERRORS, ErrorSerializer, IsoMillisField, paginated
+from wallets import selectors, services
 from wallets.models import LedgerEntry
 
 
@@ -52,3 +53,23 @@ class LedgerApi(APIView):
     def get(self, request: Request) -> Response:
         entries = selectors.ledger_entries(user=request.user)
         return paginated(queryset=entries, serializer_class=self.OutputSerializer, request=request, view=self)
+
+
+class RefillApi(APIView):
+    """Top the caller's play money back up to the starting balance: allowed when the balance is below the smallest
+    minimum stake of the open tables, once an hour. 409 ``refill_not_needed`` / ``refill_too_soon`` (with
+    ``retry_after`` in seconds) otherwise; nothing is written on a refusal."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: WalletApi.OutputSerializer,
+            401: ERRORS[401],
+            409: OpenApiResponse(ErrorSerializer, description="`refill_not_needed` or `refill_too_soon`."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        services.wallet_refill(user=request.user)
+        return Response(WalletApi.OutputSerializer(selectors.wallet_balance(user=request.user)).data)

@@ -11,7 +11,10 @@ see migration 0002):
 - wallets are locked with ``SELECT … FOR UPDATE`` in primary-key order;
 - the house row is never locked or updated: its balance is the sum of its
   entries (``wallets.selectors.house_balance``), so bets of different players
-  never wait for one another.
+  never wait for one another;
+- a deposit, withdrawal or adjustment needs a reason and records an audit
+  entry (``baccarat_site.audit``) with the balance before and after, in the
+  same transaction as its ledger rows.
 
 Functions that take an already locked wallet say so; everything else opens
 its own ``transaction.atomic`` block.
@@ -19,6 +22,7 @@ its own ``transaction.atomic`` block.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -30,7 +34,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from baccarat_site.errors import DomainError
+from baccarat_site.audit import audit
+from baccarat_site.errors import Conflict, DomainError
+from wallets import selectors
 from wallets.models import LedgerTransaction, Wallet
 
 CENT = Decimal("0.01")
@@ -49,6 +55,10 @@ class InsufficientFunds(DomainError):
 
 class BalanceLimit(DomainError):
     code = "balance_limit"
+
+
+class MissingReason(DomainError):
+    code = "reason_required"
 
 
 def money(value: Any) -> Decimal:
@@ -214,54 +224,83 @@ def wallet_post(
 def wallet_deposit(
     *, user: Any, amount: Decimal | str | int, reason: str, reference: str = "", actor: Any = None
 ) -> LedgerTransaction:
-    """Credit play money to a player (from the house)."""
+    """Credit play money to a player (from the house); audited as ``wallet.deposit``."""
     value = money(amount)
-    wallet = wallet_lock(user=user)
-    txn_id = wallet_post(
-        wallet=wallet,
+    return _operator_move(
+        user=user,
         amount=value,
         kind=LedgerTransaction.Kind.DEPOSIT,
-        reference=reference or _operator_reference(actor),
+        action="wallet.deposit",
         reason=reason,
+        reference=reference,
         actor=actor,
     )
-    return LedgerTransaction.objects.get(pk=txn_id)
 
 
 @transaction.atomic
 def wallet_withdraw(
     *, user: Any, amount: Decimal | str | int, reason: str, reference: str = "", actor: Any = None
 ) -> LedgerTransaction:
-    """Debit a player's wallet back to the house; refused when the balance does not cover it."""
+    """Debit a player's wallet back to the house; refused (:class:`InsufficientFunds`, nothing written)
+    when the balance does not cover it. Audited as ``wallet.withdraw``."""
     value = money(amount)
-    wallet = wallet_lock(user=user)
-    txn_id = wallet_post(
-        wallet=wallet,
+    return _operator_move(
+        user=user,
         amount=-value,
         kind=LedgerTransaction.Kind.WITHDRAWAL,
-        reference=reference or _operator_reference(actor),
+        action="wallet.withdraw",
         reason=reason,
+        reference=reference,
         actor=actor,
     )
-    return LedgerTransaction.objects.get(pk=txn_id)
 
 
 @transaction.atomic
 def wallet_adjust(
     *, user: Any, amount: Decimal, reason: str, reference: str = "", actor: Any = None
 ) -> LedgerTransaction:
-    """An operator's correction: ``amount`` is signed (positive credits the player)."""
+    """An operator's correction: ``amount`` is signed (positive credits the player, negative debits
+    them, refused like a withdrawal when the balance does not cover it). Audited as ``wallet.adjust``."""
     if not isinstance(amount, Decimal):
         raise InvalidAmount("An adjustment is a signed Decimal.")
     value = money(abs(amount))
-    wallet = wallet_lock(user=user)
-    txn_id = wallet_post(
-        wallet=wallet,
+    return _operator_move(
+        user=user,
         amount=value if amount > 0 else -value,
         kind=LedgerTransaction.Kind.ADJUSTMENT,
+        action="wallet.adjust",
+        reason=reason,
+        reference=reference,
+        actor=actor,
+    )
+
+
+def _operator_move(
+    *, user: Any, amount: Decimal, kind: str, action: str, reason: str, reference: str, actor: Any
+) -> LedgerTransaction:
+    """Post a signed ``amount`` between the player and the house, and record ``action`` in the audit
+    trail with the balance before and after, in the caller's transaction (``actor`` is None for commands)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise MissingReason("A money movement needs a reason.")
+    wallet = wallet_lock(user=user)
+    wallet.user = user  # for the audit entry's description, without another query
+    before = wallet.balance
+    txn_id = wallet_post(
+        wallet=wallet,
+        amount=amount,
+        kind=kind,
         reference=reference or _operator_reference(actor),
         reason=reason,
         actor=actor,
+    )
+    audit(
+        actor=actor,
+        action=action,
+        target=wallet,
+        reason=reason,
+        before={"balance": before},
+        after={"balance": wallet.balance},
     )
     return LedgerTransaction.objects.get(pk=txn_id)
 
@@ -351,3 +390,77 @@ def _lock_wallets(cursor: Any, user_ids: list[int]) -> list[tuple[int, int, Deci
         [user_ids],
     )
     return list(cursor.fetchall())
+
+
+# ── starting money and refills ──────────────────────────────────────────────
+
+
+class RefillNotNeeded(Conflict):
+    code = "refill_not_needed"
+
+
+class RefillTooSoon(Conflict):
+    """Refused because the last refill was less than an hour ago; ``retry_after`` is the wait in seconds."""
+
+    code = "refill_too_soon"
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "retry_after": self.retry_after}
+
+
+@transaction.atomic
+def wallet_open_player(*, user: Any) -> LedgerTransaction:
+    """Give a new player the starting play money (``settings.STARTING_BALANCE``) as a deposit from the house.
+
+    Exactly once per player: under the wallet's row lock, a second call (or a concurrent one, which waits for
+    the lock) finds the first one's ledger transaction by its reference and returns it, writing nothing.
+    """
+    wallet = wallet_lock(user=user)
+    reference = selectors.signup_reference(user_id=user.pk)
+    done = LedgerTransaction.objects.filter(reference=reference, entries__wallet_id=wallet.pk).first()
+    if done is not None:
+        return done
+    txn_id = wallet_post(
+        wallet=wallet,
+        amount=money(selectors.starting_balance()),
+        kind=LedgerTransaction.Kind.DEPOSIT,
+        reference=reference,
+        reason="Starting play money",
+    )
+    return LedgerTransaction.objects.get(pk=txn_id)
+
+
+@transaction.atomic
+def wallet_refill(*, user: Any) -> LedgerTransaction:
+    """Top a player's play money back up to the starting balance, from the house.
+
+    Allowed when the balance is below the smallest minimum stake of the open tables
+    (:func:`wallets.selectors.table_minimum_stake`) and the last refill was at least an hour ago; refused
+    otherwise with :class:`RefillNotNeeded` or :class:`RefillTooSoon` (409, nothing written). The rules are
+    read under the wallet's row lock, so two refills at once credit once: the second sees the first's balance.
+    """
+    wallet = wallet_lock(user=user)
+    status = selectors.wallet_refill_status(user=user, balance=wallet.balance)
+    if status.refusal == "refill_not_needed":
+        raise RefillNotNeeded(
+            f"A refill is for a balance below the smallest table minimum ({status.minimum:,.2f}); "
+            f"this wallet holds {wallet.balance:,.2f}."
+        )
+    if status.refusal == "refill_too_soon":
+        minutes = math.ceil(status.retry_after / 60)
+        raise RefillTooSoon(
+            f"One refill an hour: the next is possible in {minutes} minute{'s' if minutes != 1 else ''}.",
+            retry_after=status.retry_after,
+        )
+    txn_id = wallet_post(
+        wallet=wallet,
+        amount=status.starting - wallet.balance,
+        kind=LedgerTransaction.Kind.DEPOSIT,
+        reference=selectors.refill_reference(user_id=user.pk),
+        reason="Play-money refill",
+    )
+    return LedgerTransaction.objects.get(pk=txn_id)

@@ -1,0 +1,112 @@
+"""The account forms: Django's auth forms with every label, help text and error in the casino's catalogues."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import forms as auth_forms
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.utils.translation import gettext_lazy as _
+
+from baccarat_site.accounts.models import Profile
+
+REQUIRED = {"required": _("This field is required.")}
+MISMATCH = _("The two password fields didn’t match.")
+
+
+def _password(label: Any, *, autocomplete: str = "new-password", help_text: Any = "") -> forms.CharField:
+    return forms.CharField(
+        label=label,
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": autocomplete}),
+        help_text=help_text,
+        error_messages=REQUIRED,
+    )
+
+
+class SignupForm(auth_forms.UserCreationForm):
+    """Django's UserCreationForm (its checks, AUTH_PASSWORD_VALIDATORS, case-insensitive unique names)."""
+
+    error_messages = {**auth_forms.UserCreationForm.error_messages, "password_mismatch": MISMATCH}
+
+    username = auth_forms.UsernameField(
+        label=_("Username"),
+        max_length=150,
+        help_text=_("Up to 150 characters: letters, digits and @/./+/-/_ only."),
+        validators=[
+            UnicodeUsernameValidator(
+                message=_("Enter a valid username: letters, digits and @/./+/-/_ only, no spaces.")
+            )
+        ],
+        error_messages={**REQUIRED, "max_length": _("A username has at most 150 characters.")},
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none", "autofocus": True}),
+    )
+    password1 = _password(_("Password"), help_text=password_validation.password_validators_help_text_html())
+    password2 = _password(_("Password confirmation"), help_text=_("Enter the same password again."))
+
+    class Meta(auth_forms.UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username",)
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data.get("username")
+        if username and self._meta.model.objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError(_("That username is taken: please choose another."), code="unique")
+        return username
+
+    def validate_unique(self) -> None:
+        """The name's uniqueness is checked (case-insensitively, in the player's language) by clean_username;
+        a race with another sign-up is caught by the database and reported the same way by the view."""
+
+
+class LoginForm(auth_forms.AuthenticationForm):
+    error_messages = {
+        **auth_forms.AuthenticationForm.error_messages,
+        "invalid_login": _("That username and password do not match. Both are case-sensitive."),
+        "inactive": _("This account is inactive."),
+    }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].label = _("Username")
+        self.fields["username"].error_messages.update(REQUIRED)
+        self.fields["username"].widget.attrs.update({"autocapitalize": "none"})
+        self.fields["password"].label = _("Password")
+        self.fields["password"].error_messages.update(REQUIRED)
+
+
+class PasswordChangeForm(auth_forms.PasswordChangeForm):
+    error_messages = {
+        **auth_forms.PasswordChangeForm.error_messages,
+        "password_mismatch": MISMATCH,
+        "password_incorrect": _("Your old password was entered incorrectly. Please enter it again."),
+    }
+    old_password = _password(_("Current password"), autocomplete="current-password")
+    new_password1 = _password(_("New password"), help_text=password_validation.password_validators_help_text_html())
+    new_password2 = _password(_("New password confirmation"), help_text=_("Enter the same password again."))
+
+    field_order = ["old_password", "new_password1", "new_password2"]
+
+
+class ProfileForm(forms.ModelForm):
+    language = forms.ChoiceField(
+        label=_("Language"),
+        choices=[("", _("The browser’s language")), *settings.LANGUAGES],
+        required=False,
+        error_messages={"invalid_choice": _("Choose one of the languages in the list.")},
+    )
+    sound = forms.BooleanField(label=_("Sound at the tables"), required=False)
+
+    class Meta:
+        model = Profile
+        fields = ("language", "sound")
+
+
+class PreferencesForm(forms.Form):
+    """One preference at a time, from the header's language switcher or a table's sound button."""
+
+    language = forms.ChoiceField(choices=settings.LANGUAGES, required=False)
+    sound = forms.ChoiceField(choices=[("on", "on"), ("off", "off")], required=False)

@@ -1,0 +1,50 @@
+"""Everything the accounts app writes: a new player (with their starting money), their preferences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from baccarat_site.accounts.models import Profile
+from baccarat_site.errors import Conflict
+from wallets.services import wallet_open_player
+
+LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
+
+
+class UsernameTaken(Conflict):
+    code = "username_taken"
+
+
+def player_sign_up(*, form: Any, language: str = "") -> Any:
+    """Create the player from a valid sign-up form (Django's UserCreationForm), their profile (``language``:
+    the one they signed up in) and their starting play money, all or nothing. Raises :class:`UsernameTaken`
+    when another sign-up took the name in the meantime."""
+    try:
+        with transaction.atomic():
+            user = form.save()
+            Profile.objects.create(user=user, language=language if language in LANGUAGE_CODES else "")
+            wallet_open_player(user=user)
+    except IntegrityError as error:
+        raise UsernameTaken("That username is taken.") from error
+    return user
+
+
+def profile_update(*, user: Any, language: str | None = None, sound: bool | None = None) -> Profile:
+    """Save the player's language (``""``: the browser's) and/or sound preference; ``None`` leaves one as it is."""
+    if language is not None and language and language not in LANGUAGE_CODES:
+        raise ValueError(f"Unknown language {language!r}.")
+    with transaction.atomic():
+        profile, _created = Profile.objects.select_for_update().get_or_create(user=user)
+        fields = []
+        if language is not None:
+            profile.language = language
+            fields.append("language")
+        if sound is not None:
+            profile.sound = sound
+            fields.append("sound")
+        if fields:
+            profile.save(update_fields=[*fields, "updated_at"])
+    return profile

@@ -1,0 +1,157 @@
+"""The account pages: sign up, sign in (Django's LoginView), profile with preferences and the refill button,
+and the two small endpoints the header's language switcher and a table's sound button save through."""
+
+from __future__ import annotations
+
+import math
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+from django.views.i18n import set_language as django_set_language
+
+from baccarat_site.accounts import selectors, services
+from baccarat_site.accounts.forms import LoginForm, PasswordChangeForm, PreferencesForm, ProfileForm, SignupForm
+from baccarat_site.errors import DomainError
+from tables.engine import format_money
+from wallets import selectors as wallet_selectors
+from wallets import services as wallet_services
+
+
+def remember_language(response: HttpResponseBase, language: str) -> HttpResponseBase:
+    """Make ``language`` the one the casino speaks from the next request on (the cookie LocaleMiddleware reads,
+    set as Django's set_language sets it); ``""`` (the browser's language) forgets the choice."""
+    if not language:
+        response.delete_cookie(settings.LANGUAGE_COOKIE_NAME, path=settings.LANGUAGE_COOKIE_PATH)
+        return response
+    translation.activate(language)
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    """Django's LoginView; a player who chose a language on their profile gets it as they sign in."""
+
+    form_class = LoginForm
+    redirect_authenticated_user = True
+
+    def form_valid(self, form: LoginForm) -> HttpResponse:
+        response = super().form_valid(form)
+        language = selectors.profile_of(user=form.get_user()).language
+        return remember_language(response, language) if language else response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    form_class = PasswordChangeForm
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("lobby")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = services.player_sign_up(form=form, language=translation.get_language() or "")
+        except services.UsernameTaken:
+            form.add_error("username", _("That username is taken: please choose another."))
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("lobby")
+    starting = format_money(wallet_selectors.starting_balance())
+    return render(request, "accounts/signup.html", {"form": form, "starting_balance": starting})
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    saved = selectors.profile_of(user=request.user)
+    form = ProfileForm(request.POST or None, instance=saved)
+    if request.method == "POST" and form.is_valid():
+        language = form.cleaned_data["language"]
+        services.profile_update(user=request.user, language=language, sound=form.cleaned_data["sound"])
+        response = remember_language(redirect("profile"), language)
+        messages.success(request, _("Your preferences are saved."))
+        return response
+    refill = wallet_selectors.wallet_refill_status(user=request.user)
+    return render(
+        request,
+        "accounts/profile.html",
+        {
+            "form": form,
+            "refill": refill,
+            "refill_amount": format_money(refill.starting),
+            "refill_refusal": _refusal_text(refill.refusal, refill),
+        },
+    )
+
+
+@login_required
+@require_POST
+def refill(request: HttpRequest) -> HttpResponse:
+    try:
+        wallet_services.wallet_refill(user=request.user)
+    except DomainError as error:
+        status = wallet_selectors.wallet_refill_status(user=request.user)
+        messages.error(request, _refusal_text(error.code, status) or _("The refill was refused."))
+    else:
+        balance = format_money(wallet_selectors.wallet_balance(user=request.user)["balance"])
+        messages.success(request, _("Your play money is back to %(amount)s.") % {"amount": balance})
+    return redirect("profile")
+
+
+def _refusal_text(code: str | None, status: wallet_selectors.RefillStatus) -> str:
+    if code == "refill_not_needed":
+        return _("A refill is for a balance below the smallest table minimum (%(minimum)s).") % {
+            "minimum": format_money(status.minimum)
+        }
+    if code == "refill_too_soon":
+        minutes = math.ceil((status.retry_after or 60) / 60)
+        return ngettext(
+            "One refill an hour: you can refill again in %(minutes)s minute.",
+            "One refill an hour: you can refill again in %(minutes)s minutes.",
+            minutes,
+        ) % {"minutes": minutes}
+    return ""
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponseBase:
+    """The header's language switcher: Django's set_language, and for a signed-in player also their profile."""
+    if request.user.is_authenticated:
+        form = PreferencesForm(request.POST)
+        if form.is_valid() and form.cleaned_data["language"]:
+            services.profile_update(user=request.user, language=form.cleaned_data["language"])
+    return django_set_language(request)
+
+
+@login_required
+@require_POST
+def sound(request: HttpRequest) -> JsonResponse:
+    """Save the sound preference (``sound=on|off``, form-encoded) from a table's sound button."""
+    form = PreferencesForm(request.POST)
+    if not form.is_valid() or not form.cleaned_data["sound"]:
+        return JsonResponse({"code": "invalid_request", "detail": "sound must be on or off."}, status=400)
+    services.profile_update(user=request.user, sound=form.cleaned_data["sound"] == "on")
+    return JsonResponse({"sound": form.cleaned_data["sound"]})
+
+
+password_change = login_required(PasswordChangeView.as_view(success_url=reverse_lazy("password_change_done")))
+password_change_done = login_required(auth_views.PasswordChangeDoneView.as_view())
+login_view = LoginView.as_view()
