@@ -35,7 +35,7 @@ def _flatten(detail: Any) -> str:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
-        return Response({"code": exc.code, "detail": exc.detail}, status=exc.status)
+        return Response(exc.as_dict(), status=exc.status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

@@ -16,6 +16,7 @@ urlpatterns = [
     path("bets/", table_apis.BetListApi.as_view(), name="api-bets"),
     path("wallet/", wallet_apis.WalletApi.as_view(), name="api-wallet"),
     path("wallet/ledger/", wallet_apis.LedgerApi.as_view(), name="api-ledger"),
+    path("wallet/refill/", wallet_apis.RefillApi.as_view(), name="api-wallet-refill"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

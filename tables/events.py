@@ -106,6 +106,32 @@ def send_on_commit(group: str, event: dict[str, Any]) -> None:
 
 def table_event(table_id: int, event: dict[str, Any]) -> None:
     send_on_commit(table_group(table_id), event)
+    if _lobby_worthy(event):
+        send_on_commit(LOBBY_GROUP, {"type": "lobby.table", "table_id": table_id, "event": event["type"]})
+
+
+# ── the lobby (tables/lobby.py, docs/lobby.md) ──────────────────────────────
+
+#: The lobby's group: one tiny message per table event that changes a lobby tile (not every card, not totals).
+LOBBY_GROUP = "lobby"
+LOBBY_EVENTS = frozenset(
+    {
+        "round.opened",
+        "round.closed",
+        "round.result",
+        "round.cancelled",
+        "table.paused",
+        "table.resumed",
+        "shoe.shuffled",
+    }
+)
+
+
+def _lobby_worthy(event: dict[str, Any]) -> bool:
+    """A table event the lobby shows: the round's steps, pauses, a new shoe; of the cards only the first
+    (the round is being dealt)."""
+    kind = event.get("type")
+    return kind in LOBBY_EVENTS or (kind == "card.dealt" and event.get("position") == 1)
 
 
 def user_event(user_id: int, event: dict[str, Any]) -> None:

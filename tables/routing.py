@@ -1,7 +1,8 @@
 from django.urls import path
 
-from tables import consumers
+from tables import consumers, lobby
 
 websocket_urlpatterns = [
     path("ws/tables/<int:table_id>/", consumers.TableConsumer.as_asgi()),
+    path("ws/lobby/", lobby.LobbyConsumer.as_asgi()),
 ]

@@ -1,0 +1,76 @@
+"""What players read for the game's codes: bet, mode, result, winner, table and round states, translated.
+
+The API and the database keep the codes (``banker``, ``no_commission``, ``push``); every page shows these names.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+from tables.engine import BET_TYPES
+
+#: Every bet's name as players read it, in the engine's order.
+BET_NAMES = {
+    "player": _("Player"),
+    "banker": _("Banker"),
+    "tie": _("Tie"),
+    "player_pair": _("Player Pair"),
+    "banker_pair": _("Banker Pair"),
+    "any_pair": _("Any Pair"),
+    "perfect_pair": _("Perfect Pair"),
+    "player_natural": _("Player Natural"),
+    "banker_natural": _("Banker Natural"),
+    "player_bonus": _("Player Bonus"),
+    "banker_bonus": _("Banker Bonus"),
+    "lucky_six": _("Lucky Six"),
+    "lucky_six_2": _("2-Card Lucky Six"),
+    "lucky_six_3": _("3-Card Lucky Six"),
+}
+assert tuple(BET_NAMES) == BET_TYPES
+
+#: The two ways a table pays Banker.
+MODE_NAMES = {
+    "traditional": _("Traditional"),
+    "no_commission": _("No commission"),
+}
+
+#: A bet's result (``Bet.status``).
+RESULT_NAMES = {
+    "open": _("Open"),
+    "won": _("Won"),
+    "lost": _("Lost"),
+    "push": _("Push"),
+    "refunded": _("Refunded"),
+}
+
+#: Which hand won a round (``Round.winner``).
+WINNER_NAMES = {
+    "player": _("Player"),
+    "banker": _("Banker"),
+    "tie": _("Tie"),
+}
+
+#: A table's status (``Table.status``).
+TABLE_STATUS_NAMES = {
+    "open": _("Open"),
+    "paused": _("Paused"),
+    "closed": _("Closed"),
+}
+
+#: A round's state (``Round.state``), as the lobby and the record show it.
+ROUND_STATE_NAMES = {
+    "betting": _("Place your bets"),
+    "closed": _("No more bets"),
+    "dealing": _("Dealing"),
+    "result": _("Result"),
+    "settled": _("Settled"),
+    "cancelled": _("Cancelled"),
+    "paused": _("Paused"),
+}
+
+
+def label(names: dict[str, object], code: str | None) -> str:
+    """The translated name of ``code``, or the code itself when it has none (never an empty cell)."""
+    if not code:
+        return ""
+    return str(names.get(code, code))

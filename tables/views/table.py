@@ -1,0 +1,61 @@
+"""The live table page: its first render (spots, chips, limits); the game itself runs in static/casino/table/."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from tables.engine import chip_denominations, format_money, payout_labels
+from tables.engine.limits import PB_SIDES
+from tables.labels import BET_NAMES
+from tables.models import Table
+
+
+def table_board(table: Table) -> dict[str, Any]:
+    """What the table page needs before its first frame: the bet spots with their payouts and limits, the chips."""
+    variant = table.variant
+    limits = variant.engine_limits()
+    paytable = variant.engine_paytable()
+    pays = payout_labels(paytable)
+    spots = []
+    for bet_type, name in BET_NAMES.items():
+        low_high = limits.per_type.get(bet_type)
+        if low_high and bet_type in PB_SIDES and limits.pb_difference is not None:
+            # The difference limit is Player's and Banker's binding maximum: alone on one side, that is the most.
+            low_high = (low_high[0], limits.pb_difference)
+        spots.append(
+            {
+                "type": bet_type,
+                "name": str(name),
+                "pays": pays[bet_type],
+                "offered": low_high is not None,
+                "min": str(low_high[0]) if low_high else None,
+                "max": str(low_high[1]) if low_high else None,
+                "min_label": format_money(low_high[0]) if low_high else "",
+                "max_label": format_money(low_high[1]) if low_high else "",
+                "last_round": limits.unavailable_after.get(bet_type),
+            }
+        )
+    return {
+        "table_id": table.pk,
+        "spots": spots,
+        "chips": chip_denominations(limits.per_type),
+        "bonus_margins": [margin for margin, _odds in paytable.bonus_margins],
+        "pb_difference_limit": None if limits.pb_difference is None else str(limits.pb_difference),
+    }
+
+
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table.objects.select_related("variant"), pk=table_id)
+    board = table_board(table)
+    board["signed_in"] = request.user.is_authenticated
+    board["bet_names"] = {t: str(n) for t, n in BET_NAMES.items()}
+    context = {
+        "table": table,
+        "board": board,
+        "spots": {spot["type"]: spot for spot in board["spots"]},
+        "pb_limit": format_money(table.variant.engine_limits().pb_difference or 0),
+    }
+    return render(request, "tables/table.html", context)
