@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/bets.py
 	$(PY) bench/fanout.py
+	$(PY) bench/table_page.py
 
 services-stop: $(STAMP)
 	$(PY) -m baccarat_site.embedded stop

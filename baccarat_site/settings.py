@@ -103,9 +103,12 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI / ReDoc files for /api/docs/, served from static/ (no CDN)
     "channels",
+    "auditlog",
     "wallets",
     "tables",
+    "baccarat_site.accounts",
 ]
 
 MIDDLEWARE = [
@@ -116,6 +119,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Who changed what: the signed-in operator becomes the actor of every audit entry of the request.
+    "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "baccarat_site.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI
@@ -136,6 +141,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "baccarat_site.accounts.context_processors.account",
             ],
         },
     },
@@ -196,8 +202,12 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# Django's four validators (their messages re-declared in the project's six languages).
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "baccarat_site.accounts.passwords.UserAttributeSimilarityValidator"},
+    {"NAME": "baccarat_site.accounts.passwords.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "baccarat_site.accounts.passwords.CommonPasswordValidator"},
+    {"NAME": "baccarat_site.accounts.passwords.NumericPasswordValidator"},
 ]
 
 REST_FRAMEWORK = {
@@ -220,6 +230,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tables, rounds, bets, the bet record, wallets and the ledger.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ loads Swagger UI from drf-spectacular-sidecar's static files, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LANGUAGE_CODE = "en"
@@ -244,6 +258,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+# Re-read static files on every request (development: edits show without a restart).
+WHITENOISE_AUTOREFRESH = env_bool("WHITENOISE_AUTOREFRESH", DEBUG)
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -251,6 +267,8 @@ LOGOUT_REDIRECT_URL = "/"
 
 # Game defaults an operator can override per variant/table in the admin.
 CURRENCY = env_str("CURRENCY", "CHIPS")
+# A new player's play money, and what a refill tops a short balance back up to (through the ledger).
+STARTING_BALANCE = env_str("STARTING_BALANCE", "1000.00")
 
 LOGGING = {
     "version": 1,
