@@ -105,6 +105,26 @@ def console_errors() -> ConsoleErrors:
     return ConsoleErrors()
 
 
+@pytest.fixture
+def casino_layer(settings) -> Iterator[None]:
+    """Events this test's own service calls send go to the running casino's channel layer (its prefix is set
+    in ``casino_url``), so its pages see them."""
+    from channels.layers import channel_layers
+
+    from tests.browser.helpers import in_thread
+    from tests.conftest import _close_sender_connections
+
+    layers = settings.CHANNEL_LAYERS
+    layers["default"]["CONFIG"]["prefix"] = f"browser-{os.getpid()}"
+    settings.CHANNEL_LAYERS = layers
+    channel_layers.backends.clear()
+    yield
+    # Close the layer's Redis connections from a thread without a running loop (see helpers.in_own_thread),
+    # before the suite's own fixture (tests/conftest.py) would try it from this one.
+    in_thread(lambda: [_close_sender_connections(layer) for layer in channel_layers.backends.values()])
+    channel_layers.backends.clear()
+
+
 def _stop_the_tables() -> None:
     """Pause every table, so the casino's worker leaves the database alone before pytest-django empties it:
     a TRUNCATE of all tables beside a running round's transaction can deadlock. Each step of a round holds

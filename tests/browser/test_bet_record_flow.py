@@ -16,11 +16,11 @@ from django.utils import translation
 from playwright.sync_api import expect
 
 from tables.labels import BET_NAMES, MODE_NAMES, RESULT_NAMES
+from tests.browser.helpers import PASSWORD, log_in
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PASSWORD = "pass-word-123"
 
 
 def money(text: str) -> Decimal:
@@ -37,14 +37,6 @@ def wait_until(condition, timeout: float = 40, what: str = "condition"):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.2)
-
-
-def log_in(page, base: str, username: str) -> None:
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(base + "/")
 
 
 def play_one_round(page, base: str, table) -> int:

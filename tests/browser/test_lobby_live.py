@@ -3,18 +3,14 @@ over ws/lobby/ without a reload, shows a pause made through the operators' servi
 
 from __future__ import annotations
 
-import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from channels.layers import channel_layers
-from django.db import connection
 from playwright.sync_api import expect
 
 from tables.models import Round
 from tables.services.rounds import table_pause, table_resume
-from tests.conftest import _close_sender_connections
+from tests.browser.helpers import in_own_thread
 from tests.factories import make_table, make_variant
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,38 +30,6 @@ RECORDER = """(id) => {
   new MutationObserver(look).observe(tile, { attributes: true, childList: true, subtree: true, characterData: true });
   window.__lobby = rec;
 }"""
-
-
-@pytest.fixture
-def casino_layer(settings):
-    """Events this test's services send go to the running casino's channel layer (its prefix, conftest.py)."""
-    layers = settings.CHANNEL_LAYERS
-    layers["default"]["CONFIG"]["prefix"] = f"browser-{os.getpid()}"
-    settings.CHANNEL_LAYERS = layers
-    channel_layers.backends.clear()
-    yield
-    # Close the layer's Redis connections from a thread without a running loop (see as_operator), before the
-    # suite's own fixture (tests/conftest.py) would try it from this one.
-    in_thread(lambda: [_close_sender_connections(layer) for layer in channel_layers.backends.values()])
-    channel_layers.backends.clear()
-
-
-def in_thread(work):
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(work).result()
-
-
-def as_operator(service, **kwargs):
-    """Run an operator's service as the admin would: in a thread of its own (Playwright's sync API keeps an
-    event loop running in the test's thread, where announcing the change after commit is refused)."""
-
-    def run():
-        try:
-            return service(**kwargs)
-        finally:
-            connection.close()
-
-    return in_thread(run)
 
 
 @pytest.fixture
@@ -117,14 +81,14 @@ def test_a_tile_follows_the_rounds_and_the_countdown_without_a_reload_and_shows_
     )
 
     # The operator pauses the table (the admin's service): the tile says so, greyed, with the reason.
-    as_operator(table_pause, table_id=fast_table.id, reason="Dealer change")
+    in_own_thread(table_pause, table_id=fast_table.id, reason="Dealer change")
     expect(tile(page, fast_table)).to_have_attribute("data-status", "paused", timeout=15_000)
     expect(tile(page, fast_table)).to_have_class(re.compile(r"\binactive\b"))
     expect(tile(page, fast_table).locator('[data-field="status"]')).to_have_text("Paused")
     expect(tile(page, fast_table).locator('[data-field="reason"]')).to_have_text("Dealer change")
     expect(tile(page, fast_table).locator('[data-field="countdown"]')).to_have_text("")
 
-    as_operator(table_resume, table_id=fast_table.id)
+    in_own_thread(table_resume, table_id=fast_table.id)
     expect(tile(page, fast_table)).to_have_attribute("data-status", "open", timeout=15_000)
     expect(tile(page, fast_table).locator('[data-field="status-box"]')).to_be_hidden()
     assert page.evaluate("window.__lobby.loads") == 1  # never reloaded

@@ -11,12 +11,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tables.models import Bet
+from tests.browser.helpers import PASSWORD, log_in
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
 from wallets.services import wallet_deposit
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PASSWORD = "pass-word-123"
 START = Decimal("10000.00")
 
 # Records, from inside the page, each table's result the moment its player's net result is written (the next
@@ -70,20 +70,12 @@ def fast_table(name: str):
     return make_table(name, make_variant(f"{name} rules"), betting_seconds=10, deal_interval_ms=100, result_seconds=2)
 
 
-def log_in(page, base: str) -> None:
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", "dora")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(base + "/")
-
-
 def seat(page, table):
     return page.locator(f"#mt-{table.id}")
 
 
 def test_a_player_bets_on_two_tables_in_the_same_windows_and_the_one_balance_stays_right(casino_url, page, player):
-    log_in(page, casino_url)
+    log_in(page, casino_url, "dora")
     first, second = fast_table("Multi one"), fast_table("Multi two")
     page.goto(f"{casino_url}/multi/?t={first.id}&t={second.id}")
     for table in (first, second):
@@ -164,7 +156,7 @@ def test_a_player_bets_on_two_tables_in_the_same_windows_and_the_one_balance_sta
 
 def test_on_a_phone_the_tables_stack_and_nothing_is_wider_than_the_screen(casino_url, page, player):
     page.set_viewport_size({"width": 390, "height": 844})
-    log_in(page, casino_url)
+    log_in(page, casino_url, "dora")
     first, second = fast_table("Phone one"), fast_table("Phone two")
     page.goto(f"{casino_url}/multi/?t={first.id}&t={second.id}")
     for table in (first, second):
@@ -190,7 +182,7 @@ def test_on_a_phone_the_tables_stack_and_nothing_is_wider_than_the_screen(casino
 
 
 def test_without_a_choice_the_page_shows_the_open_tables_and_puts_them_in_the_url(casino_url, page, player):
-    log_in(page, casino_url)
+    log_in(page, casino_url, "dora")
     tables = [fast_table(f"Default {n}") for n in range(1, 6)]
     page.goto(f"{casino_url}/multi/")
     expect(page.locator("#multi-grid > .mt")).to_have_count(4)

@@ -12,12 +12,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tables.models import Bet, Round
+from tests.browser.helpers import PASSWORD, log_in
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
 from wallets.services import wallet_deposit
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PASSWORD = "pass-word-123"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"  # screenshots (git-ignored)
 START = Decimal("10000.00")
 
@@ -120,14 +120,6 @@ def new_table():
         return make_table(name, variant, betting_seconds=betting_seconds, deal_interval_ms=100, result_seconds=2)
 
     return make
-
-
-def log_in(page, base: str, username: str) -> None:
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(base + "/")
 
 
 def open_table(page, base: str, table) -> None:

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from tables.models import Bet
+from tests.browser.helpers import log_in
 from tests.factories import make_table, make_variant
 from wallets.selectors import wallet_balance
 
@@ -54,13 +55,6 @@ def sign_up(page, base: str, username: str, password: str = PASSWORD, password2:
     page.fill("input[name=username]", username)
     page.fill("input[name=password1]", password)
     page.fill("input[name=password2]", password2 or password)
-    page.click("main button[type=submit]")
-
-
-def log_in(page, base: str, username: str, password: str) -> None:
-    page.goto(base + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
     page.click("main button[type=submit]")
 
 
@@ -124,9 +118,9 @@ def test_a_new_player_signs_up_bets_with_the_starting_money_and_changes_the_pass
     page.click("header form[action='/accounts/logout/'] button")
     page.wait_for_url(casino_url + "/")
     expect(header_balance(page)).to_have_count(0)
-    log_in(page, casino_url, "newcomer", PASSWORD)
+    log_in(page, casino_url, "newcomer", PASSWORD, wait=False)
     expect(page.locator(".form-alert")).to_contain_text("That username and password do not match")
-    log_in(page, casino_url, "newcomer", NEW_PASSWORD)
+    log_in(page, casino_url, "newcomer", NEW_PASSWORD, wait=False)
     page.wait_for_url(casino_url + "/")
     expect(header_balance(page)).to_have_text(money(settled))
 

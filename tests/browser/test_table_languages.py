@@ -3,22 +3,18 @@ amounts always 1,234.00, nothing wider than the screen."""
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
+from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, log_in
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PASSWORD = "pass-word-123"
 LANGUAGES = ("en", "fa", "hi", "vi", "ru", "pt")
-AMOUNT = re.compile(r"^\d{1,3}(,\d{3})*\.\d{2}$")
-# Anything that looks like money: digits with a decimal point and two decimals.
-MONEY_LIKE = re.compile(r"[\d][\d,.\u00a0 ]*[.,]\d{2}(?!\d)")
 # Names and codes that are the same in every language: the table's and variant's names, the brand.
 ALLOWED = {"Baccarat", "Languages table", "Languages rules", "Lucky Six", "Natural"}
 
@@ -64,18 +60,6 @@ RECORD_STATES = """(() => {
 })()"""
 
 
-def english_sources() -> set[str]:
-    """Every English msgid of the project's catalogues (templates, Python and scripts)."""
-    sources: set[str] = set()
-    for domain in ("django", "djangojs"):
-        text = (Path(settings.BASE_DIR) / "locale" / "ru" / "LC_MESSAGES" / f"{domain}.po").read_text("utf-8")
-        for match in re.finditer(r'^msgid ((?:".*"\n)+)', text, re.M):
-            msgid = "".join(re.findall(r'"(.*)"', match.group(1))).strip()
-            if msgid and "%(" not in msgid:
-                sources.add(msgid)
-    return sources
-
-
 def test_every_language_shows_no_english_and_american_amounts_on_a_phone_through_a_whole_round(casino_url, browser):
     sources = english_sources()
     assert len(sources) > 50, "the catalogues were read"
@@ -92,11 +76,7 @@ def test_every_language_shows_no_english_and_american_amounts_on_a_phone_through
         page.set_default_timeout(30_000)
         errors: list[str] = []
         page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
-        page.goto(casino_url + "/accounts/login/")
-        page.fill("input[name=username]", f"lang-{lang}")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(casino_url + "/")
+        log_in(page, casino_url, f"lang-{lang}")
         page.goto(f"{casino_url}/tables/{table.pk}/")
         pages[lang] = (page, errors)
 
