@@ -5,13 +5,10 @@ validate input, call one service or selector, render. Errors are rendered by
 from __future__ import annotations
 
 import logging
-import time
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as day_time
 from typing import Any
 
-from django.conf import settings
-from django.core.cache import cache
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
@@ -23,12 +20,13 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from baccarat_site.redis_client import redis_client
 from tables.engine import BET_TYPES
 from tables.models import Bet
 from tables.selectors import bets as bet_selectors
 from tables.selectors import tables as table_selectors
 from tables.services.bets import bet_place
+from tables.services.rate import SCOPE as BET_RATE_SCOPE
+from tables.services.rate import bet_rate_take
 
 RESULTS = ("won", "lost", "push", "refunded", "open")
 
@@ -169,53 +167,21 @@ class RoundDetailApi(APIView):
 # ── bets ────────────────────────────────────────────────────────────────────
 
 
-def _count(key: str, ttl: int) -> int | None:
-    """INCR ``key`` (expiring in ``ttl`` s) and return the count; None if Redis fails twice."""
-    import redis
-
-    for attempt in (1, 2):
-        try:
-            pipe = redis_client().pipeline(transaction=False)
-            pipe.incr(key)
-            pipe.expire(key, ttl)
-            return int(pipe.execute()[0])
-        except (redis.RedisError, OSError, ValueError):
-            if attempt == 2:
-                logger.warning("bet throttle: Redis unavailable, letting the request through", exc_info=True)
-    return None
-
-
 class BetPlaceThrottle(BaseThrottle):
-    """Per-user limit on confirms, ``BET_THROTTLE_RATE`` (DRF syntax, e.g. "20/second").
+    """Per-user limit on confirms, ``BET_THROTTLE_RATE``, counted with the table socket's confirms
+    (``tables.services.rate``): one Redis round trip instead of DRF's read-modify-write of a timestamp
+    list through the cache (two round trips, a pickle, and under ASGI a new connection each time)."""
 
-    A fixed-window counter in Redis: one round trip per request (INCR and EXPIRE pipelined)
-    on a process-wide connection pool, instead of DRF's read-modify-write of a timestamp list
-    through the cache (two round trips, a pickle, and under ASGI a new connection each time),
-    since this sits on the hottest path of the casino. Keys carry the cache's key prefix.
-    """
-
-    scope = "bet_place"
+    scope = BET_RATE_SCOPE
 
     def __init__(self) -> None:
         self.retry_after: float | None = None
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        rate = settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES", {}).get(self.scope)
-        if not rate or not request.user or not request.user.is_authenticated:
+        if not request.user or not request.user.is_authenticated:
             return True
-        count, period = rate.split("/")
-        limit = int(count)
-        seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
-        now = time.time()
-        window = int(now // seconds)
-        key = cache.make_key(f"throttle:{self.scope}:{request.user.pk}:{window}")
-        used = _count(key, seconds + 1)
-        if used is None:  # Redis unreachable: a throttle must never fail a bet
-            return True
-        if used <= limit:
-            return True
-        self.retry_after = (window + 1) * seconds - now
-        return False
+        self.retry_after = bet_rate_take(user_id=request.user.pk)
+        return self.retry_after is None
 
     def wait(self) -> float | None:
         return self.retry_after

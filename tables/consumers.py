@@ -222,6 +222,25 @@ class TableHub:
             self.idle.set()
 
 
+def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
+    """Before a socket's bet: is its player still signed in (not logged out, not disabled), and within the
+    confirm rate that REST shares? None if so, else the error frame's body."""
+    from baccarat_site.accounts.selectors import session_user
+    from tables.services.rate import bet_rate_take
+
+    user = session_user(session_key=getattr(session, "session_key", None))
+    if user is None or user.pk != user_id:
+        return {"code": "not_authenticated", "detail": "Your session has ended; sign in again to bet."}
+    retry_after = bet_rate_take(user_id=user_id)
+    if retry_after is not None:
+        return {
+            "code": "throttled",
+            "detail": f"Too many confirms; try again in {retry_after:.1f} s.",
+            "retry_after": round(retry_after, 3),
+        }
+    return None
+
+
 def _clean(message: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in message.items() if not key.startswith("__")}
 
@@ -396,6 +415,10 @@ class TableConsumer(GuardedJsonConsumer):
             return
         from tables.services.bets import bet_place
 
+        refusal = await database_sync_to_async(_may_bet)(self.scope.get("session"), self.user.pk)
+        if refusal is not None:
+            await self.send_json({"type": "error", **refusal})
+            return
         try:
             result = await database_sync_to_async(bet_place)(
                 user=self.user, round_id=round_id, mode=mode, bets=bets, idempotency_key=key

@@ -28,3 +28,21 @@ def account_header(*, user: Any) -> AccountHeader:
         balance=format_money(wallet_balance(user=user)["balance"]),
         sound="on" if profile and profile["sound"] else "off",
     )
+
+
+def session_user(*, session_key: str | None) -> Any | None:
+    """The active user a session signs in *now*, read afresh from the session store and the database: None
+    after a logout, a password change (the session's hash no longer matches) or a deactivation. A socket
+    checks it before each bet, since its own user was fixed when it connected."""
+    if not session_key:
+        return None
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib import auth
+
+    class _Request:
+        session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+
+    user = auth.get_user(_Request())  # the backend refuses inactive users; the hash check catches the rest
+    return user if user.is_authenticated else None

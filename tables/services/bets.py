@@ -28,12 +28,12 @@ import hashlib
 import json
 import logging
 import re
-import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -112,7 +112,7 @@ def parse_bets(bets: Any) -> list[tuple[str, Decimal]]:
                 code="invalid_amount",
                 bet_type=bet_type,
             )
-        if not _AMOUNT_RE.match(amount):
+        if not _AMOUNT_RE.fullmatch(amount):  # fullmatch: "$" would let a trailing newline through
             raise InvalidBet(
                 f"{amount[:40]!r} is not an amount: digits with at most two decimals, up to {MAX_BET_AMOUNT:,.2f}.",
                 code="invalid_amount",
@@ -146,12 +146,17 @@ def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempote
     """
     if user is None or not getattr(user, "is_authenticated", False):
         raise DomainError("Sign in to place bets.", code="not_authenticated", status=401)
-    if idempotency_key is not None and (not isinstance(idempotency_key, str) or not idempotency_key.strip()):
+    if idempotency_key is None:
+        # Without a key a client's retry (a timeout, a reconnect) would place the same bets twice.
+        raise DomainError(
+            "Send an Idempotency-Key (a UUID per confirm; a retry reuses it).", code="idempotency_key_required"
+        )
+    if not isinstance(idempotency_key, str) or not idempotency_key.strip():
         raise DomainError("Idempotency-Key must be a non-empty string.")
-    if idempotency_key is not None and len(idempotency_key) > MAX_KEY_LENGTH:
+    if len(idempotency_key) > MAX_KEY_LENGTH:
         raise DomainError(f"Idempotency-Key must be at most {MAX_KEY_LENGTH} characters.")
     fingerprint = _fingerprint(round_id, mode, bets)
-    key = idempotency_key or f"auto:{uuid.uuid4().hex}"
+    key = idempotency_key
     try:
         if mode not in _engine().MODES:
             raise InvalidMode(f"mode must be one of {', '.join(_engine().MODES)}.")
@@ -162,8 +167,6 @@ def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempote
         pass
     except DomainError:
         # A refused request may be the replay of one that succeeded: the first answer wins.
-        if idempotency_key is None:
-            raise
         replay = _replay(user=user, key=key, fingerprint=fingerprint)
         if replay is None:
             raise
@@ -260,6 +263,9 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
         engine_limits = _limits_of(round_id, terms)
 
         wallet = wallet_services.wallet_lock_existing(user_id=user.pk)
+        # Read now, not at sign-in: a socket opened before an operator disabled the account keeps its user.
+        if not get_user_model().objects.filter(pk=user.pk, is_active=True).exists():
+            raise DomainError("This account is disabled.", code="account_disabled", status=403)
 
         cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, _bet_sequence(cursor), len(bets)])
         existing: list[tuple[str, Decimal]] = []

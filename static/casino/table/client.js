@@ -92,6 +92,8 @@ function createTable(root, config, options) {
       case "not_authenticated":
       case "authentication_failed":
         return gettext("Your session has ended; log in again to bet.");
+      case "account_disabled":
+        return gettext("This account is disabled.");
       default:
         return fill(gettext("The bets were refused (%(code)s). Nothing was charged."), { code: problem.code || "?" });
     }

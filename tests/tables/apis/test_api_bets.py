@@ -233,12 +233,12 @@ def test_the_websocket_and_rest_share_one_service_with_the_same_answers(player, 
 def test_when_redis_fails_the_throttle_lets_the_confirm_through(player, betting_round, client_for, monkeypatch):
     import redis
 
-    from tables import apis
+    from tables.services import rate
 
     def broken():
         raise redis.ConnectionError("down")
 
-    monkeypatch.setattr(apis, "redis_client", broken)
+    monkeypatch.setattr(rate, "redis_client", broken)
     alice = player("alice", "100.00")
     assert post(client_for(alice), betting_round.pk, GOOD).status_code == 201
 
@@ -251,3 +251,13 @@ def test_a_deactivated_players_token_no_longer_places_bets(player, betting_round
     response = post(client, betting_round.pk, GOOD)
     assert (response.status_code, response.json()["code"]) == (401, "authentication_failed")
     assert Bet.objects.count() == 0
+
+
+def test_a_confirm_without_an_idempotency_key_header_is_refused_with_400(player, betting_round, client_for):
+    alice = player("alice", "100.00")
+    before = snapshot()
+    response = post(client_for(alice), betting_round.pk, GOOD, key=None)
+    assert response.status_code == 400
+    assert response.json()["code"] == "idempotency_key_required"
+    assert "Idempotency-Key" in response.json()["detail"]
+    assert snapshot() == before

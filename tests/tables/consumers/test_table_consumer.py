@@ -11,6 +11,8 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.backends.base import SessionBase
+from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 
 from baccarat_site.asgi import application
@@ -36,10 +38,18 @@ def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-async def connect(table_id: int, user=None, app=ROUTER, headers=None) -> WebsocketCommunicator:
+def signed_in_session(user) -> SessionBase:
+    """A real session signing ``user`` in, as the login page leaves it (the socket re-reads it before a bet)."""
+    client = Client()
+    client.force_login(user)
+    return SessionStore(client.cookies["sessionid"].value)
+
+
+async def connect(table_id: int, user=None, app=ROUTER, headers=None, session=None) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(app, f"/ws/tables/{table_id}/", headers=headers or [])
     if user is not None:
         communicator.scope["user"] = user
+        communicator.scope["session"] = session or await database_sync_to_async(signed_in_session)(user)
     connected, _ = await communicator.connect(timeout=5)
     assert connected
     return communicator
@@ -502,3 +512,78 @@ async def test_a_personal_event_waits_until_the_table_event_before_it_is_written
     hub.idle.set()
     assert (await player.receive_json_from(timeout=5))["type"] == "round.settled"
     await player.disconnect()
+
+
+def _bet_frame(round_id: int, amount: str = "5.00") -> dict:
+    return {
+        "type": "place_bets",
+        "round_id": round_id,
+        "mode": "traditional",
+        "bets": [{"type": "banker", "amount": amount}],
+        "idempotency_key": str(uuid.uuid4()),
+    }
+
+
+async def _reply_to_bet(communicator: WebsocketCommunicator, round_id: int) -> dict:
+    await communicator.send_json_to(_bet_frame(round_id))
+    while True:
+        frame = await communicator.receive_json_from(timeout=5)
+        if frame["type"] in {"error", "bets.confirmed"}:
+            return frame
+
+
+def _log_out(session: SessionBase) -> None:
+    session.flush()  # what django.contrib.auth.logout does to the session
+
+
+def _deactivate(user) -> None:
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+
+
+def _change_password(user) -> None:
+    user.set_password("a-brand-new-secret-42")
+    user.save(update_fields=["password"])
+
+
+@pytest.mark.parametrize(
+    "end_it", [_log_out, _deactivate, _change_password], ids=["logout", "deactivated", "password-changed"]
+)
+async def test_a_socket_opened_while_signed_in_cannot_bet_once_the_sign_in_has_ended(end_it):
+    """The socket's user is fixed when it connects; before every bet it re-reads the session and the account."""
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "100.00")
+    session = await database_sync_to_async(signed_in_session)(alice)
+    communicator = await connect(table.pk, user=alice, session=session)
+    await communicator.receive_json_from(timeout=5)
+    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
+    assert (await _reply_to_bet(communicator, round_.pk))["type"] == "bets.confirmed"
+
+    await database_sync_to_async(end_it)(session if end_it is _log_out else alice)
+    refused = await _reply_to_bet(communicator, round_.pk)
+    assert refused["code"] == "not_authenticated", refused
+    assert await database_sync_to_async(balance_of)(alice) == 95
+    count = await database_sync_to_async(lambda: round_.bets.count())()
+    assert count == 1
+    await communicator.disconnect()
+
+
+async def test_socket_confirms_count_against_the_same_per_player_rate_as_rest(settings):
+    """Four sockets of one player used to place 60 batches in 0.6 s: the REST limit never applied to them."""
+    caches = {name: dict(config) for name, config in settings.CACHES.items()}
+    caches["default"]["KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"
+    settings.CACHES = caches
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"bet_place": "3/minute"}}
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice", "100.00")
+    sockets = [await connect(table.pk, user=alice) for _ in range(2)]
+    for socket in sockets:
+        await socket.receive_json_from(timeout=5)
+    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
+    replies = [await _reply_to_bet(sockets[i % 2], round_.pk) for i in range(5)]
+    assert [r["type"] for r in replies] == ["bets.confirmed"] * 3 + ["error"] * 2
+    assert {r["code"] for r in replies[3:]} == {"throttled"}
+    assert 0 < replies[3]["retry_after"] <= 60
+    assert await database_sync_to_async(balance_of)(alice) == 85
+    for socket in sockets:
+        await socket.disconnect()

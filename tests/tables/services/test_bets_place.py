@@ -82,6 +82,10 @@ def test_one_bad_bet_refuses_the_whole_batch(player, betting_round, place):
         (10, "invalid_amount"),
         (10.5, "invalid_amount"),
         (None, "invalid_amount"),
+        # A regular expression ending in "$" lets one trailing newline through: these used to be accepted.
+        ("10\n", "invalid_amount"),
+        (" 10", "invalid_amount"),
+        ("10.00\n", "invalid_amount"),
         # Within the column, but Player's binding maximum is the Player/Banker difference limit.
         ("9999999999.99", "pb_difference_limit"),
     ],
@@ -147,7 +151,7 @@ def test_an_unknown_round_is_not_found(player):
             round_id=round_id,
             mode="traditional",
             bets=[{"type": "player", "amount": "1.00"}],
-            idempotency_key=None,
+            idempotency_key=f"unknown-{round_id}",
         )
         assert error.status == 404
 
@@ -291,3 +295,30 @@ def test_player_1000_then_banker_1500_is_accepted_at_a_1000_difference_limit_and
         ("banker", Decimal("1500.00")),
         ("player", Decimal("1000.00")),
     ]
+
+
+def test_a_confirm_without_an_idempotency_key_is_refused_so_a_retry_can_never_bet_twice(player, betting_round):
+    alice = player("alice", "100.00")
+    for key in (None, "", "   "):
+        refused(
+            "idempotency_key_required" if key is None else "invalid_request",
+            bet_services.bet_place,
+            user=alice,
+            round_id=betting_round.pk,
+            mode="traditional",
+            bets=[{"type": "player", "amount": "1.00"}],
+            idempotency_key=key,
+        )
+    assert nothing_changed(alice, "100.00", 2)
+
+
+def test_a_disabled_account_cannot_bet_even_with_a_user_object_from_before(player, betting_round, place):
+    """A socket keeps the user it connected with: the service reads is_active itself, under the wallet's lock."""
+    alice = player("alice", "100.00")
+    stale = type(alice).objects.get(pk=alice.pk)
+    alice.is_active = False
+    alice.save(update_fields=["is_active"])
+    assert stale.is_active
+    error = refused("account_disabled", place, stale, betting_round, ("player", "5.00"))
+    assert error.status == 403
+    assert nothing_changed(alice, "100.00", 2)
