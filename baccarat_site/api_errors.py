@@ -6,11 +6,26 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from rest_framework import exceptions, status
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from baccarat_site.errors import DomainError
+
+
+class ErrorSerializer(serializers.Serializer):
+    """Every error body of the API (documented on each operation)."""
+
+    code = serializers.CharField()
+    detail = serializers.CharField()
+
+
+ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="Refused: see `code`."),
+    401: OpenApiResponse(ErrorSerializer, description="Not signed in."),
+    404: OpenApiResponse(ErrorSerializer, description="No such object."),
+}
 
 _DRF_CODES = {
     exceptions.ParseError: "malformed_json",

@@ -2,13 +2,13 @@
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
+from baccarat_site.accounts.apis import TokenApi
 from tables import apis as table_apis
 from wallets import apis as wallet_apis
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("auth/token/", TokenApi.as_view(), name="api-token"),
     path("tables/", table_apis.TableListApi.as_view(), name="api-tables"),
     path("tables/<int:table_id>/", table_apis.TableDetailApi.as_view(), name="api-table"),
     path("rounds/<int:round_id>/", table_apis.RoundDetailApi.as_view(), name="api-round"),

@@ -8,6 +8,7 @@ embedded PostgreSQL and Redis under ``var/`` are started (baccarat_site.embedded
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -106,6 +107,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI / ReDoc files for /api/docs/, served from static/ (no CDN)
     "channels",
     "auditlog",
+    "axes",  # login throttling: locks out repeated failed sign-ins (pages, admin, API token)
     "wallets",
     "tables",
     "baccarat_site.accounts",
@@ -123,8 +125,37 @@ MIDDLEWARE = [
     "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Answers a locked-out sign-in with the lockout page (or JSON under /api/): after the others, as axes asks.
+    "axes.middleware.AxesMiddleware",
     "baccarat_site.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI
 ]
+
+# Passwords: Argon2id for new and re-hashed passwords; the older hashers stay so existing hashes still verify
+# (and are upgraded to Argon2 at the user's next sign-in).
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+# django-axes checks every sign-in first (and counts failures); Django's backend then authenticates.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# After AXES_FAILURE_LIMIT wrong passwords for one username from one address, that pair is locked out for
+# AXES_COOLOFF_MINUTES (a lock per username alone would let anyone lock a player out; per address alone,
+# a whole office behind one NAT). A successful sign-in clears the count.
+AXES_FAILURE_LIMIT = int(env_str("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(env_str("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "baccarat_site.accounts.lockout.lockout_response"
+AXES_VERBOSE = False
+# The address is the connection's: a client-sent X-Forwarded-For would let an attacker pick a new one per try.
+# Behind a proxy every client shares its address, and the lock still holds per username.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+
+# API tokens (POST /api/auth/token/) expire this many seconds after they were issued; asking again after
+# that issues a new one (the old key stops working).
+API_TOKEN_TTL_SECONDS = int(env_str("API_TOKEN_TTL_SECONDS", str(7 * 24 * 3600)))
 
 ROOT_URLCONF = "baccarat_site.urls"
 WSGI_APPLICATION = None
@@ -213,7 +244,7 @@ AUTH_PASSWORD_VALIDATORS = [
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "baccarat_site.accounts.tokens.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

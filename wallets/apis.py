@@ -10,7 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tables.apis import ERRORS, ErrorSerializer, IsoMillisField, paginated
+from baccarat_site.api_errors import ERRORS, ErrorSerializer
+from tables.apis import IsoMillisField, paginated
 from wallets import selectors, services
 from wallets.models import LedgerEntry
 

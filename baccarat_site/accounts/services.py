@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import authenticate
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+from rest_framework.authtoken.models import Token
 
 from baccarat_site.accounts.models import Profile
-from baccarat_site.errors import Conflict
+from baccarat_site.accounts.tokens import token_expired, token_expires_at
+from baccarat_site.errors import Conflict, DomainError
 from wallets.services import wallet_open_player
 
 LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
@@ -48,3 +53,23 @@ def profile_update(*, user: Any, language: str | None = None, sound: bool | None
         if fields:
             profile.save(update_fields=[*fields, "updated_at"])
     return profile
+
+
+def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tuple[Token, datetime]:
+    """The key for these credentials and when it expires. Wrong credentials: 400 ``invalid_credentials``;
+    too many of them (django-axes, which sees this like any sign-in): 429 ``too_many_attempts``."""
+    if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
+        raise DomainError("Send a username and a password.", code="invalid_request")
+    user = authenticate(request=request, username=username, password=password)
+    if getattr(request, "axes_locked_out", False):
+        from baccarat_site.accounts.lockout import CODE, lockout_detail
+
+        raise DomainError(lockout_detail(settings.AXES_COOLOFF_TIME.seconds // 60), code=CODE, status=429)
+    if user is None:
+        raise DomainError("Unable to sign in with those credentials.", code="invalid_credentials")
+    with transaction.atomic():
+        token, _created = Token.objects.select_for_update().get_or_create(user=user)
+        if token_expired(token.created):
+            token.delete()
+            token = Token.objects.create(user=user)
+    return token, token_expires_at(token.created)

@@ -180,7 +180,7 @@ def test_a_token_comes_from_username_and_password_and_bad_ones_get_a_code(client
     assert good.json()["token"]
     bad = anonymous.post("/api/auth/token/", {"username": "zoe", "password": "wrong"}, format="json")
     assert bad.status_code == 400
-    assert bad.json()["code"] == "invalid_request"
+    assert bad.json()["code"] == "invalid_credentials"
     assert set(bad.json()) == {"code", "detail"}
     broken = anonymous.post("/api/auth/token/", "{", content_type="application/json")
     assert (broken.status_code, broken.json()["code"]) == (400, "malformed_json")
