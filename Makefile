@@ -16,6 +16,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 install: $(STAMP)
 
+# Development: the embedded PostgreSQL/Redis when no URL is given, a development key (settings.development_mode).
+export BACCARAT_DEV ?= 1
+
 run: $(STAMP)
 	$(PY) -m baccarat_site.run --host $(HOST) --port $(PORT)
 

@@ -2,19 +2,28 @@
 
 Starts the embedded PostgreSQL and Redis when no URLs are set, migrates, loads
 the demo data, then runs daphne, a Celery worker and Celery beat with prefixed
-logs. Ctrl-C (SIGINT) or SIGTERM stops every process it started, including the
-embedded servers if this command started them.
+logs. A component that dies is restarted (with a growing pause if it keeps
+dying) and the log says so; the others keep running. Ctrl-C (SIGINT) or SIGTERM
+stops every process it started, including the embedded servers if this command
+started them.
+
+Bound to anything but loopback (``HOST=0.0.0.0``), it answers only to this
+machine's own names and addresses (not ``ALLOWED_HOSTS=*``), and loads no demo
+accounts with their published passwords unless ``--demo`` asks for them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +61,95 @@ def ensure_services() -> list[str]:
     return started
 
 
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+def is_loopback(host: str) -> bool:
+    return host in LOOPBACK
+
+
+def own_hosts(bind: str) -> list[str]:
+    """What a browser may call this machine when the casino listens on ``bind``: loopback, the host name,
+    its fully qualified name and its addresses (never ``*``)."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    hostname = socket.gethostname()
+    names += [hostname, socket.getfqdn()]
+    with contextlib.suppress(OSError):  # a host name that does not resolve: loopback and the name still work
+        names += socket.gethostbyname_ex(hostname)[2]
+    if bind not in {"0.0.0.0", "::"}:  # noqa: S104 - compared, not bound
+        names.append(f"[{bind}]" if ":" in bind else bind)
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def demo_wanted(host: str, *, no_demo: bool, demo: bool) -> bool:
+    """Load the demo data (with accounts whose passwords the README publishes)? Never beyond loopback unless
+    asked for with ``--demo``."""
+    return not no_demo and (is_loopback(host) or demo)
+
+
+class Supervisor:
+    """Keeps named commands running: a command that exits is started again after a pause that doubles
+    (1 s, 2 s, 4 s … up to ``max_pause``) while it keeps dying within a minute of its start."""
+
+    def __init__(
+        self, commands: dict[str, list[str]], *, max_pause: float = 30.0, log: Callable[[str, str], None] = say
+    ) -> None:
+        self.commands = commands
+        self.max_pause = max_pause
+        self.log = log
+        self.procs: dict[str, subprocess.Popen[str]] = {}
+        self.started_at: dict[str, float] = {}
+        self.pause: dict[str, float] = {}
+        self.due: dict[str, float] = {}
+        self.restarts: dict[str, int] = dict.fromkeys(commands, 0)
+
+    def start(self, name: str) -> None:
+        proc = subprocess.Popen(
+            self.commands[name],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.procs[name] = proc
+        self.started_at[name] = time.monotonic()
+        threading.Thread(target=_pump, args=(name, proc), daemon=True).start()
+
+    def start_all(self) -> None:
+        for name in self.commands:
+            self.start(name)
+
+    def check(self) -> None:
+        """Notice components that exited and restart those whose pause is over."""
+        now = time.monotonic()
+        for name, proc in self.procs.items():
+            if proc.poll() is not None and name not in self.due:
+                ran = now - self.started_at[name]
+                pause = 1.0 if ran > 60 else min(self.max_pause, self.pause.get(name, 0.5) * 2)
+                self.pause[name] = pause
+                self.due[name] = now + pause
+                self.log("run", f"{name} exited with {proc.returncode} after {ran:.1f}s; restarting it in {pause:.0f}s")
+        for name, when in list(self.due.items()):
+            if now >= when:
+                del self.due[name]
+                self.restarts[name] += 1
+                self.start(name)
+                self.log("run", f"{name} restarted (restart {self.restarts[name]})")
+
+    def stop(self, timeout: float = 10) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
 def manage(*args: str) -> None:
     subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, check=True)
 
@@ -61,17 +159,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--no-demo", action="store_true", help="skip loading the demo data")
+    parser.add_argument(
+        "--demo", action="store_true", help="load the demo accounts even when listening beyond this machine"
+    )
     args = parser.parse_args(argv)
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
-    if args.host not in {"127.0.0.1", "localhost"} and "ALLOWED_HOSTS" not in os.environ:
-        os.environ["ALLOWED_HOSTS"] = "*"
+    os.environ.setdefault("BACCARAT_DEV", "1")  # the embedded servers and a development key: this is development
+    public = not is_loopback(args.host)
+    if public and "ALLOWED_HOSTS" not in os.environ:
+        os.environ["ALLOWED_HOSTS"] = ",".join(own_hosts(args.host))
+        say(
+            "run", f"listening on {args.host}: answering to {os.environ['ALLOWED_HOSTS']} (set ALLOWED_HOSTS to change)"
+        )
+    load_demo = demo_wanted(args.host, no_demo=args.no_demo, demo=args.demo)
     t0 = time.monotonic()
     started = ensure_services()
     say("run", f"database and redis ready ({'started ' + ', '.join(started) if started else 'already running'})")
     manage("migrate", "--noinput", "-v", "0")
-    if not args.no_demo:
+    if load_demo:
         manage("load_demo")
+    elif public and not args.no_demo:
+        say("run", "no demo accounts on a public address (their passwords are published): add --demo to load them")
 
     var = ROOT / "var"
     var.mkdir(exist_ok=True)
@@ -100,20 +209,16 @@ def main(argv: list[str] | None = None) -> int:
             str(var / f"celerybeat-schedule-{args.port}"),
         ],
     }
-    procs: dict[str, subprocess.Popen[str]] = {}
-    for name, command in commands.items():
-        proc = subprocess.Popen(
-            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
-        )
-        procs[name] = proc
-        threading.Thread(target=_pump, args=(name, proc), daemon=True).start()
+    supervisor = Supervisor(commands)
+    supervisor.start_all()
 
     host = "127.0.0.1" if args.host in {"0.0.0.0", "::"} else args.host  # noqa: S104 - shown, not bound
     say("run", f"casino ready in {time.monotonic() - t0:.1f}s at http://{host}:{args.port}/")
-    say(
-        "run",
-        "players: demo1 / demo2 / demo3, password demo-pass-123 · operator: operator / operator-pass-123 (/admin/)",
-    )
+    if load_demo:
+        say(
+            "run",
+            "players: demo1 / demo2 / demo3, password demo-pass-123 · operator: operator / operator-pass-123 (/admin/)",
+        )
     say("run", "Ctrl-C stops everything")
 
     stopping = threading.Event()
@@ -123,33 +228,19 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
-    exit_code = 0
     while not stopping.is_set():
-        for name, proc in procs.items():
-            if proc.poll() is not None:
-                say("run", f"{name} exited with {proc.returncode}; stopping the rest")
-                exit_code = proc.returncode or 1
-                stopping.set()
+        supervisor.check()
         stopping.wait(0.5)
 
     say("run", "stopping…")
-    for proc in procs.values():
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    for proc in procs.values():
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    supervisor.stop()
     if started:
         from baccarat_site import embedded
 
         embedded.stop(only=started)
         say("run", f"stopped embedded {', '.join(started)}")
     say("run", "bye")
-    return exit_code
+    return 0
 
 
 if __name__ == "__main__":

@@ -76,8 +76,32 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
+def development_mode() -> bool:
+    """Development (embedded servers, a development key) or production (everything from the environment).
+
+    ``BACCARAT_DEV=1`` / ``0`` decides when set (``make run`` and ``make test`` set 1). Otherwise it is
+    development with ``DEBUG`` on, or in a checkout that already runs next to its embedded servers (``var/``
+    exists: ``make run`` or ``make test`` made it), so ``manage.py`` there works as before. Anything else is
+    production: a box that lost a URL refuses to start instead of quietly starting a database of its own.
+    """
+    explicit = os.environ.get("BACCARAT_DEV", "").strip()
+    if explicit:
+        return env_bool("BACCARAT_DEV")
+    return env_bool("DEBUG") or Path(env_str("BACCARAT_VAR_DIR") or BASE_DIR / "var").is_dir()
+
+
+DEVELOPMENT = development_mode()
 DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
+if not DEVELOPMENT:
+    _missing = [name for name in ("SECRET_KEY", "DATABASE_URL", "REDIS_URL") if not env_str(name)]
+    if _missing:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"Refusing a production start without {', '.join(_missing)}. Set them (README: Deployment), or set "
+            "BACCARAT_DEV=1 to develop on the embedded PostgreSQL and Redis with a development key."
+        )
 if not DATABASE_URL or not REDIS_URL:
     from baccarat_site import embedded
 
@@ -88,7 +112,7 @@ if not DATABASE_URL or not REDIS_URL:
     os.environ.setdefault("REDIS_URL", REDIS_URL)
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = env_str("SECRET_KEY") or "dev-only-insecure-key-change-me-in-production"
+SECRET_KEY = env_str("SECRET_KEY") or "dev-only-insecure-key-never-used-in-production"  # production requires one
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
@@ -244,7 +268,7 @@ AUTH_PASSWORD_VALIDATORS = [
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "baccarat_site.accounts.tokens.ExpiringTokenAuthentication",
+        "baccarat_site.accounts.tokens.PreparedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -313,3 +337,16 @@ LOGGING = {
 if not DEBUG:
     SESSION_COOKIE_HTTPONLY = True
     CSRF_COOKIE_SAMESITE = "Lax"
+
+# Production is HTTPS, secure by default (``manage.py check --deploy`` is clean); each can be turned off for a
+# deployment that needs it. Behind a TLS-terminating proxy, set SECURE_PROXY_SSL_HEADER=1 so a request the
+# proxy marks ``X-Forwarded-Proto: https`` counts as secure (the proxy must set or strip that header).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEVELOPMENT)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEVELOPMENT)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEVELOPMENT)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEVELOPMENT else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEVELOPMENT)
+# "preload" in the header only allows submitting the domain to the browsers' preload list (a manual step).
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEVELOPMENT)
+if env_bool("SECURE_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -53,7 +53,6 @@ from bench.scratch import drop_database, recreate_database, service_urls, stop_g
 
 BENCH_DB = "baccarat_bench_fanout"
 LOOPBACK = "127.0.0.1"
-ORIGIN = "http://127.0.0.1"
 
 
 # ── statistics ──────────────────────────────────────────────────────────────
@@ -99,7 +98,7 @@ class RawClient(asyncio.Protocol):
         self.request = (
             f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: {ORIGIN}\r\n\r\n"
+            f"Origin: http://{host}\r\n\r\n"
         ).encode()
         self.received, self.counts, self.stamps = received, counts, stamps
         self.buffer = bytearray()

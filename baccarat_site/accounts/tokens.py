@@ -11,7 +11,6 @@ from django.conf import settings
 from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
-from rest_framework.authtoken.models import Token
 
 
 def token_expires_at(created: datetime) -> datetime:
@@ -22,11 +21,41 @@ def token_expired(created: datetime) -> bool:
     return timezone.now() >= token_expires_at(created)
 
 
-class ExpiringTokenAuthentication(TokenAuthentication):
-    """DRF's token check, refusing a key past its lifetime (401 ``authentication_failed``)."""
+class PreparedTokenAuthentication(TokenAuthentication):
+    """DRF's ``Authorization: Token …`` check, as one prepared statement, refusing expired keys. The one
+    token check of the API (settings' DEFAULT_AUTHENTICATION_CLASSES and the bet endpoint).
 
-    def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
-        user, token = super().authenticate_credentials(key)
-        if token_expired(token.created):
+    Same rules (unknown or expired key, inactive user → 401 authentication_failed), but the
+    token and its user come back from one server-side prepared query instead of an
+    ORM query compiled on every request: a quarter of the bet endpoint's CPU went there.
+    ``request.auth`` is the key.
+    """
+
+    _sql: str | None = None
+    _fields: tuple[str, ...] = ()
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, str]:
+        from django.contrib.auth import get_user_model
+
+        from wallets.services import prepared_cursor
+
+        user_model = get_user_model()
+        if self._sql is None:
+            columns = [field.column for field in user_model._meta.concrete_fields]
+            type(self)._fields = tuple(field.attname for field in user_model._meta.concrete_fields)
+            select = ", ".join(f'u."{column}"' for column in columns)
+            table = user_model._meta.db_table
+            # Names come from the model; the key is a bound parameter.
+            sql = f'SELECT t.created, {select} FROM authtoken_token t JOIN "{table}" u ON u.id = t.user_id WHERE t.key = %s'  # noqa: S608,E501
+            type(self)._sql = sql
+        with prepared_cursor() as cursor:
+            cursor.execute(self._sql, [key])
+            row = cursor.fetchone()
+        if row is None:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        if token_expired(row[0]):
             raise exceptions.AuthenticationFailed("This token has expired: ask POST /api/auth/token/ for a new one.")
-        return user, token
+        user = user_model.from_db("default", self._fields, row[1:])
+        if not user.is_active:
+            raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        return user, key

@@ -42,9 +42,12 @@ def test_another_address_or_another_username_is_not_locked_out_by_someone_elses_
     attacker = Client(REMOTE_ADDR="203.0.113.7")
     for _ in range(5):
         attacker.post("/accounts/login/", {"username": "vera", "password": "guess"})
-    assert Client(REMOTE_ADDR="198.51.100.2").post(
-        "/accounts/login/", {"username": "vera", "password": PASSWORD}
-    ).status_code == 302
+    assert (
+        Client(REMOTE_ADDR="198.51.100.2")
+        .post("/accounts/login/", {"username": "vera", "password": PASSWORD})
+        .status_code
+        == 302
+    )
     assert attacker.post("/accounts/login/", {"username": "oleg", "password": PASSWORD}).status_code == 302
 
 

@@ -271,13 +271,17 @@ async def test_the_real_application_lets_anyone_watch_the_lobby_but_refuses_fore
     from baccarat_site.asgi import application
 
     await database_sync_to_async(fast_table)("Open to all")
-    watcher = WebsocketCommunicator(application, "/ws/lobby/", headers=[(b"origin", b"http://testserver")])
+    watcher = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    )
     connected, _ = await watcher.connect(timeout=5)
     assert connected
     snapshot = await watcher.receive_json_from(timeout=5)
     assert [t["name"] for t in snapshot["tables"]] == ["Open to all"]
     await watcher.disconnect()
 
-    foreign = WebsocketCommunicator(application, "/ws/lobby/", headers=[(b"origin", b"http://evil.example")])
+    foreign = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[(b"origin", b"http://evil.example"), (b"host", b"testserver")]
+    )
     connected, _ = await foreign.connect(timeout=5)
     assert not connected

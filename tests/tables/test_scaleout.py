@@ -73,9 +73,13 @@ def test_a_player_on_instance_a_sees_cards_totals_and_settlement_caused_through_
 
             headers = {"Cookie": f"sessionid={alice_cookie}"}
             async with (
-                websockets.connect(url(port_a), origin="http://127.0.0.1", additional_headers=headers) as on_a,
-                websockets.connect(url(port_b), origin="http://127.0.0.1", additional_headers=headers) as on_b,
-                websockets.connect(url(port_a), origin="http://127.0.0.1") as watcher_a,
+                websockets.connect(
+                    url(port_a), origin=f"http://127.0.0.1:{port_a}", additional_headers=headers
+                ) as on_a,
+                websockets.connect(
+                    url(port_b), origin=f"http://127.0.0.1:{port_b}", additional_headers=headers
+                ) as on_b,
+                websockets.connect(url(port_a), origin=f"http://127.0.0.1:{port_a}") as watcher_a,
             ):
                 snapshot = await next_frame(on_a, "snapshot")
                 assert snapshot["balance"] == "300.00"

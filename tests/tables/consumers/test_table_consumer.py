@@ -132,14 +132,14 @@ async def test_the_real_application_signs_a_player_in_by_session_and_refuses_for
         return client.cookies["sessionid"].value
 
     cookie = await database_sync_to_async(session_cookie)()
-    headers = [(b"origin", b"http://testserver"), (b"cookie", f"sessionid={cookie}".encode())]
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", f"sessionid={cookie}".encode())]
     communicator = await connect(table.pk, app=application, headers=headers)
     snapshot = await communicator.receive_json_from(timeout=5)
     assert snapshot["balance"] == "75.00"
     await communicator.disconnect()
 
     foreign = WebsocketCommunicator(
-        application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://evil.example")]
+        application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://evil.example"), (b"host", b"testserver")]
     )
     connected, _ = await foreign.connect(timeout=5)
     assert not connected

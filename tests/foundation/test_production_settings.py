@@ -1,0 +1,91 @@
+"""Production settings: a start without SECRET_KEY, DATABASE_URL or REDIS_URL is refused (never the embedded
+servers' quiet fallback), and with them `check --deploy` is clean; development keeps its conveniences."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "x" * 20 + "-production-secret-key-for-the-test-only-0123456789"
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DEBUG", "BACCARAT_DEV", "ALLOWED_HOSTS"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("missing", ["SECRET_KEY", "DATABASE_URL", "REDIS_URL"])
+def test_a_production_start_without_a_key_or_a_url_is_refused(missing):
+    env = {
+        "BACCARAT_DEV": "0",
+        "SECRET_KEY": KEY,
+        "DATABASE_URL": "postgresql://casino@db.internal:5432/casino",
+        "REDIS_URL": "redis://cache.internal:6379/0",
+    }
+    del env[missing]
+    result = manage("check", **env)
+    assert result.returncode != 0
+    assert f"Refusing a production start without {missing}" in result.stderr
+
+
+def test_check_deploy_is_clean_with_only_a_key_hosts_and_the_urls():
+    result = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        BACCARAT_DEV="0",
+        SECRET_KEY=KEY,
+        ALLOWED_HOSTS="casino.example",
+        DATABASE_URL="postgresql://casino@db.internal:5432/casino",
+        REDIS_URL="redis://cache.internal:6379/0",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_production_cookies_are_secure_and_https_is_enforced():
+    code = (
+        "from django.conf import settings as s;"
+        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS > 0,"
+        " getattr(s, 'SECURE_PROXY_SSL_HEADER', None))"
+    )
+    prod = manage(
+        "shell",
+        "-c",
+        code,
+        BACCARAT_DEV="0",
+        SECRET_KEY=KEY,
+        DATABASE_URL="postgresql://casino@db.internal:5432/casino",
+        REDIS_URL="redis://cache.internal:6379/0",
+        SECURE_PROXY_SSL_HEADER="1",
+    )
+    assert prod.stdout.strip().splitlines()[-1] == "True True True True ('HTTP_X_FORWARDED_PROTO', 'https')", (
+        prod.stderr
+    )
+    dev = manage(
+        "shell",
+        "-c",
+        code,
+        BACCARAT_DEV="1",
+        DATABASE_URL=os.environ["DATABASE_URL"],
+        REDIS_URL=os.environ["REDIS_URL"],
+    )
+    assert dev.stdout.strip().splitlines()[-1] == "False False False False None", dev.stderr
