@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, JsonResponse
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -67,3 +67,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         response.status_code = status.HTTP_401_UNAUTHORIZED
     response.data = {"code": code, "detail": detail}
     return response
+
+
+def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    """Every path under ``/api/`` that names nothing (an unknown route, a negative or non-numeric id): the
+    API's JSON 404, not Django's HTML page."""
+    return JsonResponse({"code": "not_found", "detail": "There is no such API resource."}, status=404)

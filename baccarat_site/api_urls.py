@@ -1,9 +1,10 @@
 """Every REST route under /api/ (API.md)."""
 
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from baccarat_site.accounts.apis import TokenApi
+from baccarat_site.api_errors import api_not_found
 from tables import apis as table_apis
 from wallets import apis as wallet_apis
 
@@ -19,4 +20,5 @@ urlpatterns = [
     path("wallet/refill/", wallet_apis.RefillApi.as_view(), name="api-wallet-refill"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    re_path(r"^(?P<path>.*)$", api_not_found),  # last: anything else is the API's JSON 404
 ]

@@ -252,20 +252,33 @@ class BetPlaceApi(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
+# Dates a filter can name: the day after the last one still exists, and every real UTC offset is within ±14:00
+# (PostgreSQL refuses offsets from 16:00; Python's date arithmetic overflows past year 9999).
+MIN_YEAR, MAX_YEAR = 1970, 9998
+MAX_UTC_OFFSET = timedelta(hours=14)
+
+
 @extend_schema_field({"type": "string", "example": "2026-01-31"})
 class MomentField(serializers.Field):
     """A date (``2026-01-31``) or a datetime (``2026-01-31T12:00:00Z``; naive means UTC)."""
 
     def to_internal_value(self, data: Any) -> datetime | date:
-        if isinstance(data, str):
+        if isinstance(data, str) and len(data) <= 40:
             try:
                 day = parse_date(data)
                 if day is not None:
+                    if not MIN_YEAR <= day.year <= MAX_YEAR:
+                        raise serializers.ValidationError(f"Use a year from {MIN_YEAR} to {MAX_YEAR}.")
                     return day
                 moment = parse_datetime(data)
                 if moment is not None:
-                    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-            except ValueError:
+                    offset = moment.utcoffset() if moment.tzinfo else None
+                    if offset is not None and abs(offset) > MAX_UTC_OFFSET:
+                        raise serializers.ValidationError("A UTC offset is at most ±14:00.")
+                    if not MIN_YEAR <= moment.year <= MAX_YEAR:
+                        raise serializers.ValidationError(f"Use a year from {MIN_YEAR} to {MAX_YEAR}.")
+                    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+            except (ValueError, OverflowError):
                 pass
         raise serializers.ValidationError("Use a date (2026-01-31) or a datetime (2026-01-31T12:00:00Z).")
 

@@ -33,7 +33,9 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from baccarat_site import jsonlimits
 from baccarat_site.errors import DomainError
+from baccarat_site.jsonlimits import MAX_DEPTH
 from tables import presence
 from tables.broadcast import DirectWriter, direct_writer, text_frame
 from tables.events import table_group, user_group
@@ -45,9 +47,23 @@ MAX_FRAME_CHARS = 8192
 RATE_PER_SECOND = 10.0
 RATE_BURST = 20.0
 MAX_REFUSED_BEFORE_CLOSE = 20
+# Close codes. A server may only send 1000 or 3000-4999 (RFC 6455 reserves the rest for the protocol itself):
+# daphne's autobahn refuses 1009 or 1011 from an application, and the socket then stays open, receiving
+# nothing. The 4xxx codes echo the HTTP status or protocol code they stand for.
 CLOSE_NOT_FOUND = 4404
-CLOSE_TOO_BIG = 1009
+CLOSE_TOO_BIG = 4009  # the frame was larger than MAX_FRAME_CHARS (protocol: 1009)
 CLOSE_FLOOD = 4429
+CLOSE_RETRY = 4013  # the server cannot serve this socket now (its event hub failed): reconnect (protocol: 1013)
+
+
+async def close_socket(consumer: Any, code: int, why: str) -> None:
+    """Close a socket with an application close code, logging (never swallowing) a failure to do so."""
+    assert code == 1000 or 3000 <= code <= 4999, code
+    try:
+        await consumer.close(code=code)
+    except Exception:
+        logger.exception("could not close a socket (%s, code %s)", why, code)
+
 
 # Group event types forwarded to the browser as they are (API.md, server → client).
 TABLE_EVENTS = frozenset(
@@ -83,7 +99,7 @@ def _rejoin_seconds() -> float:
 class TableHub:
     """This process's single member of ``table_<id>``: receives each table event once, encodes it once and
     writes it to every local socket watching the table. Created by the first socket, gone with the last.
-    If its channel-layer connection fails, it closes its sockets (1011) so browsers reconnect and resync."""
+    If its channel-layer connection fails, it closes its sockets (CLOSE_RETRY) so browsers reconnect and resync."""
 
     _hubs: dict[tuple[int, int, int], TableHub] = {}
 
@@ -176,8 +192,7 @@ class TableHub:
         except Exception:
             logger.exception("table %s: the event hub failed; closing its sockets so they reconnect", self.table_id)
             for consumer in list(self.sockets):
-                with contextlib.suppress(Exception):
-                    await consumer.close(code=1011)
+                await close_socket(consumer, CLOSE_RETRY, f"table {self.table_id}: event hub failed")
         finally:
             self.ready.set()
             if keepalive is not None:
@@ -276,9 +291,9 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_TOO_BIG)
             return
         try:
-            content = json.loads(text_data)
+            content = jsonlimits.loads(text_data)
         except ValueError:
-            await self.send_error("invalid_json", "The frame is not valid JSON.")
+            await self.send_error("invalid_json", f"The frame is not valid JSON (at most {MAX_DEPTH} levels deep).")
             return
         if not isinstance(content, dict) or not isinstance(content.get("type"), str):
             await self.send_error("invalid_frame", 'A frame is a JSON object with a "type".')

@@ -25,7 +25,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from tables import presence
-from tables.consumers import WATCHER_LAYER_ALIAS, GuardedJsonConsumer, _rejoin_seconds
+from tables.consumers import CLOSE_RETRY, WATCHER_LAYER_ALIAS, GuardedJsonConsumer, _rejoin_seconds, close_socket
 from tables.events import LOBBY_GROUP
 from tables.selectors.lobby import lobby_tiles
 from tables.selectors.tables import server_time
@@ -121,8 +121,7 @@ class LobbyHub:
         except Exception:
             logger.exception("lobby: the event hub failed; closing its sockets so they reconnect")
             for consumer in list(self.sockets):
-                with contextlib.suppress(Exception):
-                    await consumer.close(code=1011)
+                await close_socket(consumer, CLOSE_RETRY, "lobby: event hub failed")
         finally:
             self.ready.set()
             for helper in helpers:
@@ -210,7 +209,7 @@ class LobbyConsumer(GuardedJsonConsumer):
         try:
             self.hub = await LobbyHub.join(self)
         except ConnectionError:  # the channel layer is unreachable: the browser reconnects with backoff
-            await self.close(code=1011)
+            await close_socket(self, CLOSE_RETRY, "lobby: channel layer unreachable")
             return
         await self.send_json(self.hub.snapshot())
 

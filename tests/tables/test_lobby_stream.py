@@ -264,7 +264,7 @@ async def test_a_frame_too_large_is_refused_and_the_socket_closed():
     assert error["code"] == "frame_too_large"
     assert (await communicator.receive_output(timeout=5))["type"] == "websocket.close"
     # The browser answers a close with its own: the consumer's disconnect lets the lobby hub stop.
-    await communicator.disconnect(code=1009)
+    await communicator.disconnect(code=4009)
 
 
 async def test_the_real_application_lets_anyone_watch_the_lobby_but_refuses_foreign_origins():

@@ -337,8 +337,8 @@ async def test_an_oversized_frame_gets_an_error_and_the_socket_is_closed():
     error = await error_for(communicator, json.dumps({"type": "ping", "pad": "x" * 20_000}))
     assert error["code"] == "frame_too_large"
     closed = await communicator.receive_output(timeout=5)
-    assert closed == {"type": "websocket.close", "code": 1009}
-    await communicator.disconnect(code=1009)
+    assert closed == {"type": "websocket.close", "code": 4009}
+    await communicator.disconnect(code=4009)
 
 
 async def test_a_flood_is_rate_limited_and_then_disconnected():
