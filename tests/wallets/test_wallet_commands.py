@@ -37,6 +37,23 @@ def test_create_player_refuses_an_existing_name_and_a_bad_deposit_without_leavin
     assert not get_user_model().objects.filter(username="yan").exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "password", "message"),
+    [
+        ("zoe", "short", "This password is too short"),
+        ("zoe", "12345678901", "This password is entirely numeric"),
+        ("zoe", "password123", "This password is too common"),
+        ("zoezoezoe1", "zoezoezoe1", "too similar to the username"),
+        ("no spaces allowed", "secret-pass-1", "username"),
+        ("x" * 151, "secret-pass-1", "username"),
+    ],
+)
+def test_create_player_applies_the_sign_up_pages_username_and_password_rules(db, name, password, message):
+    with pytest.raises(CommandError, match=message):
+        run("create_player", name, "--password", password)
+    assert not get_user_model().objects.exists()
+
+
 def test_wallet_deposit_credits_a_player_with_the_reason_recorded(db):
     run("create_player", "zoe", "--password", "secret-pass-1")
     run("wallet_deposit", "zoe", "20.25", "--reason", "load test")

@@ -1,4 +1,7 @@
-"""``manage.py create_player NAME --password P [--deposit AMOUNT]`` for scripts and load tests."""
+"""``manage.py create_player NAME --password P [--deposit AMOUNT]`` for scripts and load tests.
+
+The name and password pass the same checks as the sign-up page (Django's username rules and the project's
+password validators)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from baccarat_site.accounts.forms import SignupForm
 from baccarat_site.errors import DomainError
 from wallets import services
 
@@ -27,7 +31,14 @@ class Command(BaseCommand):
             with transaction.atomic():
                 if user_model.objects.filter(username=name).exists():
                     raise CommandError(f"a user named {name!r} already exists")
-                user = user_model.objects.create_user(username=name, password=password)
+                # The sign-up page's own form: the same username rules and password validators.
+                form = SignupForm(data={"username": name, "password1": password, "password2": password})
+                if not form.is_valid():
+                    problems = [
+                        f"{field}: {message}" for field, messages in form.errors.items() for message in messages
+                    ]
+                    raise CommandError("; ".join(problems))
+                user = form.save()
                 services.wallet_for(user=user)
                 if deposit:
                     services.wallet_deposit(user=user, amount=deposit, reason="Initial deposit (create_player)")
