@@ -14,16 +14,56 @@ declines (returns False) whenever the plain path is not safe: the socket is not 
 protocol negotiated per-message compression, or autobahn has frames queued that must go first.
 Callers then use the ordinary ``send``. Ordering is kept: both paths write to the transport
 synchronously, in the order they are called.
+
+It reaches into daphne's, autobahn's and Twisted's objects, so those three are pinned in
+requirements.txt, and it is guarded three ways: ``BROADCAST_DIRECT_WRITES=off`` turns it off; any
+error while writing turns it off for that socket (the caller falls back to the ASGI ``send`` and the
+log says why); and the first socket of each process logs whether the fast path is in use
+(``tests/tables/test_broadcast_canary.py`` fails loudly, under real daphne, when it is not).
+
+A client that stops reading would make the server buffer its frames without bound. Whichever path
+wrote them, once more than ``BROADCAST_MAX_BUFFER_BYTES`` (1 MiB) wait for one socket, it is
+dropped: the browser reconnects and resynchronises from a snapshot.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import logging
+import os
 import struct
 from typing import Any
 
+logger = logging.getLogger(__name__)
 _TEXT_FIN = 0x81
+#: Bytes allowed to wait in the server for one socket before it is dropped as too slow.
+MAX_BUFFER_BYTES = int(os.environ.get("BROADCAST_MAX_BUFFER_BYTES", str(1 << 20)))
+_status_logged = False
+
+
+def direct_writes_enabled() -> bool:
+    return os.environ.get("BROADCAST_DIRECT_WRITES", "on").strip().lower() not in {"0", "off", "false", "no"}
+
+
+def buffered_bytes(transport: Any) -> int:
+    """Bytes Twisted holds for ``transport`` that the kernel has not taken yet (0 if it cannot tell)."""
+    try:
+        return len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+    except (AttributeError, TypeError):
+        return 0
+
+
+def too_slow(protocol: Any) -> bool:
+    """Drop the connection if more than ``MAX_BUFFER_BYTES`` wait for it; True if it was dropped."""
+    transport = getattr(protocol, "transport", None)
+    pending = buffered_bytes(transport) if transport is not None else 0
+    if pending <= MAX_BUFFER_BYTES:
+        return False
+    logger.warning("dropping a WebSocket that stopped reading: %d bytes waiting for it", pending)
+    with contextlib.suppress(Exception):
+        transport.abortConnection()
+    return True
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -48,7 +88,8 @@ class DirectWriter:
         self._open_state = protocol.STATE_OPEN
 
     def write(self, frame: bytes) -> bool:
-        """Write ``frame``; False (nothing written) when the caller must use the ordinary send instead."""
+        """Write ``frame``; False (nothing written) when the caller must use the ordinary send instead.
+        True also when the socket was dropped for falling too far behind (nothing more to do for it)."""
         protocol = self.protocol
         if (
             protocol.state != self._open_state
@@ -57,6 +98,8 @@ class DirectWriter:
             or protocol.transport is None
         ):
             return False
+        if too_slow(protocol):
+            return True
         _write_now(protocol.transport, frame)
         return True
 
@@ -99,7 +142,31 @@ def _write_now(transport: Any, frame: bytes) -> None:
 
 
 def direct_writer(send: Any) -> DirectWriter | None:
-    """The direct writer behind an ASGI ``send`` served by daphne, or None if ``send`` is anything else."""
+    """The direct writer behind an ASGI ``send`` served by daphne, or None if ``send`` is anything else
+    (or direct writes are turned off). The first call of a process logs which it is."""
+    global _status_logged
+    protocol, why = daphne_protocol(send)
+    writer = None
+    if protocol is not None and not direct_writes_enabled():
+        why = "turned off (BROADCAST_DIRECT_WRITES)"
+    elif protocol is not None:
+        try:
+            writer = DirectWriter(protocol)
+            _tcp_connection()
+            _no_delay(protocol.transport)
+        except Exception as error:  # an attribute moved in a new autobahn or Twisted
+            writer, why = None, f"autobahn/Twisted changed: {error!r}"
+    if not _status_logged:
+        _status_logged = True
+        if writer is not None:
+            logger.info("table fan-out: direct writes on")
+        else:
+            logger.warning("table fan-out: direct writes OFF, every frame goes through the ASGI send: %s", why)
+    return writer
+
+
+def daphne_protocol(send: Any) -> tuple[Any, str]:
+    """daphne's autobahn protocol object behind an ASGI ``send``, or None and why not."""
     for _ in range(8):  # unwrap Channels' session wrapper(s): InstanceSessionWrapper.send → real_send
         owner = getattr(send, "__self__", None)
         inner = getattr(owner, "real_send", None)
@@ -107,19 +174,18 @@ def direct_writer(send: Any) -> DirectWriter | None:
             break
         send = inner
     if not isinstance(send, functools.partial) or len(send.args) != 1:
-        return None
+        return None, "not daphne's send (another server, or a test communicator)"
     server = getattr(send.func, "__self__", None)
     if getattr(send.func, "__name__", "") != "handle_reply" or type(server).__module__ != "daphne.server":
-        return None
+        return None, "daphne's send has changed shape"
     protocol = send.args[0]
     try:
         from autobahn.websocket.protocol import WebSocketServerProtocol
     except ImportError:  # pragma: no cover - daphne depends on autobahn
-        return None
+        return None, "autobahn is missing"
     if not isinstance(protocol, WebSocketServerProtocol):
-        return None
-    _no_delay(protocol.transport)
-    return DirectWriter(protocol)
+        return None, "the protocol is not autobahn's WebSocketServerProtocol"
+    return protocol, "on"
 
 
 def _no_delay(transport: Any) -> None:

@@ -37,7 +37,7 @@ from baccarat_site import jsonlimits
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
 from tables import presence
-from tables.broadcast import DirectWriter, direct_writer, text_frame
+from tables.broadcast import DirectWriter, daphne_protocol, direct_writer, text_frame, too_slow
 from tables.events import table_group, user_group
 from tables.selectors.tables import player_snapshot, server_time, table_exists, table_snapshot
 
@@ -223,8 +223,14 @@ class TableHub:
                     writer = consumer.writer
                     if writer is not None:
                         raw = raw if raw is not None else text_frame(text.encode())
-                        if writer.write(raw):  # sent now (or queued in order behind earlier bytes)
-                            continue
+                        try:
+                            if writer.write(raw):  # sent now (or queued in order behind earlier bytes)
+                                continue
+                        except Exception:  # the fast path broke (a dependency changed?): this socket leaves it
+                            consumer.writer = None
+                            logger.exception("table %s: direct write failed; using the ASGI send", self.table_id)
+                    elif consumer.protocol is not None and too_slow(consumer.protocol):
+                        continue
                     await consumer.base_send(frame)
                     buffered += 1
                 except Exception:  # one broken socket must not starve the others
@@ -318,6 +324,7 @@ class TableConsumer(GuardedJsonConsumer):
     user: Any = None
     # Under daphne: writes a table event's ready-made frame straight to this socket (tables.broadcast).
     writer: DirectWriter | None = None
+    protocol: Any = None  # daphne's protocol object, for the slow-client cap when direct writes are off
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         user = scope.get("user")
@@ -340,6 +347,7 @@ class TableConsumer(GuardedJsonConsumer):
         self._joined = False
         await self.accept()
         self.writer = direct_writer(self.base_send)
+        self.protocol = daphne_protocol(self.base_send)[0]
         await TableHub.join(self)
         self._joined = True
         for group in self.groups:
