@@ -40,6 +40,7 @@ from tables import presence
 from tables.broadcast import DirectWriter, daphne_protocol, direct_writer, text_frame, too_slow
 from tables.events import table_group, user_group
 from tables.selectors.tables import player_snapshot, server_time, table_exists, table_snapshot
+from tables.sequence import seq_now
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +97,12 @@ def _rejoin_seconds() -> float:
     return max(60.0, expiry / 2)
 
 
+def _numbered_snapshot(table_id: int) -> dict[str, Any]:
+    """The table's snapshot with the sequence number read before it (tables.sequence)."""
+    epoch, seq = seq_now(table_id)
+    return {**table_snapshot(table_id), "epoch": epoch, "seq": seq}
+
+
 class TableHub:
     """This process's single member of ``table_<id>``: receives each table event once, encodes it once and
     writes it to every local socket watching the table. Created by the first socket, gone with the last.
@@ -124,7 +131,7 @@ class TableHub:
             return cached[2]
         if self._reading is None or self._reading[0] != self.version:
             version = self.version
-            read = asyncio.ensure_future(database_sync_to_async(table_snapshot)(self.table_id))
+            read = asyncio.ensure_future(database_sync_to_async(_numbered_snapshot)(self.table_id))
             self._reading = (version, read)
             read.add_done_callback(lambda done: self._keep(version, done))
         return await asyncio.shield(self._reading[1])
@@ -219,6 +226,9 @@ class TableHub:
         buffered = 0
         try:
             for consumer in list(self.sockets):
+                if consumer.backlog is not None:  # its first snapshot is not out yet: the event waits for it
+                    consumer.backlog.append((message.get("epoch"), message.get("seq"), frame))
+                    continue
                 try:
                     writer = consumer.writer
                     if writer is not None:
@@ -325,6 +335,8 @@ class TableConsumer(GuardedJsonConsumer):
     # Under daphne: writes a table event's ready-made frame straight to this socket (tables.broadcast).
     writer: DirectWriter | None = None
     protocol: Any = None  # daphne's protocol object, for the slow-client cap when direct writes are off
+    # Table events that arrive before the socket's first snapshot went out wait here (None once it has).
+    backlog: list[tuple[Any, Any, dict[str, Any]]] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         user = scope.get("user")
@@ -348,6 +360,7 @@ class TableConsumer(GuardedJsonConsumer):
         await self.accept()
         self.writer = direct_writer(self.base_send)
         self.protocol = daphne_protocol(self.base_send)[0]
+        self.backlog = []
         await TableHub.join(self)
         self._joined = True
         for group in self.groups:
@@ -356,7 +369,13 @@ class TableConsumer(GuardedJsonConsumer):
             self._rejoin = asyncio.get_running_loop().call_later(_rejoin_seconds(), self._schedule_rejoin)
         if self.user is not None:  # the lobby counts signed-in players at the table (tables.presence)
             self._presence = asyncio.ensure_future(presence.keep(self.table_id, self.user.pk, self.channel_name))
-        await self.send_snapshot()
+        snapshot = await self.send_snapshot()
+        # The snapshot went first; the events that arrived meanwhile follow, less those it already contains.
+        while self.backlog:
+            epoch, seq, frame = self.backlog.pop(0)
+            if snapshot is None or epoch != snapshot.get("epoch") or seq is None or seq > snapshot["seq"]:
+                await self.base_send(frame)
+        self.backlog = None
 
     async def disconnect(self, code: int) -> None:
         rejoin = getattr(self, "_rejoin", None)
@@ -407,16 +426,17 @@ class TableConsumer(GuardedJsonConsumer):
         else:
             await self.send_error("unknown_type", f"Unknown frame type {kind[:40]!r}.")
 
-    async def send_snapshot(self) -> None:
+    async def send_snapshot(self) -> dict[str, Any] | None:
         try:
             snapshot = dict(await TableHub.of(self).snapshot())
             if self.user is not None:
                 snapshot.update(await database_sync_to_async(player_snapshot)(self.user, snapshot))
         except DomainError as error:
             await self.send_error(error.code, error.detail)
-            return
+            return None
         snapshot["server_time"] = server_time()
         await self.send_json(snapshot)
+        return snapshot
 
     async def place_bets(self, content: dict[str, Any]) -> None:
         if self.user is None:

@@ -37,8 +37,11 @@ TOTALS_INTERVAL_MS = 250
 DIRTY_TTL_SECONDS = 3600
 
 
+TABLE_GROUP_PREFIX = "table_"
+
+
 def table_group(table_id: int) -> str:
-    return f"table_{table_id}"
+    return f"{TABLE_GROUP_PREFIX}{table_id}"
 
 
 def user_group(user_id: int) -> str:
@@ -88,10 +91,16 @@ def stamped(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def send_now(group: str, event: dict[str, Any]) -> None:
-    """Send ``event`` (a dict with ``type``) to ``group`` immediately, stamped with ``server_time``."""
+    """Send ``event`` (a dict with ``type``) to ``group`` immediately, stamped with ``server_time``; a table's
+    events also take the table's next ``seq`` (tables.sequence)."""
     layer = get_channel_layer()
     if layer is not None:
-        run_async(layer.group_send(group, stamped(event)))
+        event = stamped(event)
+        if group.startswith(TABLE_GROUP_PREFIX):
+            from tables.sequence import seq_next
+
+            event["epoch"], event["seq"] = seq_next(int(group.removeprefix(TABLE_GROUP_PREFIX)))
+        run_async(layer.group_send(group, event))
 
 
 def send_on_commit(group: str, event: dict[str, Any]) -> None:

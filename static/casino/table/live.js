@@ -1,4 +1,7 @@
-/* The table's WebSocket: heartbeat, a visible reconnecting state, reconnection with a fresh snapshot. */
+/* The table's WebSocket: heartbeat, a visible reconnecting state, reconnection with a fresh snapshot, and
+ * frames put in order by their sequence numbers (order.js). */
+import { FrameOrder } from "./order.js";
+
 const PING_EVERY_MS = 5000;
 const SILENCE_LIMIT_MS = 12000;
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
@@ -11,6 +14,7 @@ export class Live {
     this.heard = 0;
     this.up = false;
     this.timer = null;
+    this.order = new FrameOrder();
     setInterval(() => this.heartbeat(), PING_EVERY_MS);
     window.addEventListener("offline", () => this.drop());
     window.addEventListener("online", () => this.reconnectNow());
@@ -35,6 +39,12 @@ export class Live {
       try {
         frame = JSON.parse(message.data);
       } catch (error) {
+        return;
+      }
+      const verdict = this.order.decide(frame);
+      if (verdict === "drop") return;
+      if (verdict === "resync") {
+        this.send({ type: "snapshot" });
         return;
       }
       if (frame.type === "snapshot" && !this.up) {

@@ -443,6 +443,8 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
     by_type = {f["type"]: f for f in frames}
     cancelled = dict(by_type["round.cancelled"])
     assert parse_time(cancelled.pop("server_time")) <= datetime.now(UTC)
+    assert isinstance(cancelled.pop("seq"), int)
+    assert cancelled.pop("epoch")
     assert cancelled == {"type": "round.cancelled", "round_id": round_.pk, "reason": "Dealer change"}
     assert by_type["table.paused"]["reason"] == "Dealer change"
     assert by_type["table.paused"]["round_state"] == "cancelled"
