@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -26,6 +27,8 @@ ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="Not signed in."),
     404: OpenApiResponse(ErrorSerializer, description="No such object."),
 }
+#: What any request with a body may also get: a body in a format the endpoint does not parse.
+BODY_ERRORS = {415: OpenApiResponse(ErrorSerializer, description="unsupported_media_type: send JSON.")}
 
 _DRF_CODES = {
     exceptions.ParseError: "malformed_json",
@@ -69,6 +72,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+@csrf_exempt  # a POST to a path that names nothing gets the 404, not the CSRF failure page
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     """Every path under ``/api/`` that names nothing (an unknown route, a negative or non-numeric id): the
     API's JSON 404, not Django's HTML page."""

@@ -20,5 +20,5 @@ urlpatterns = [
     path("wallet/refill/", wallet_apis.RefillApi.as_view(), name="api-wallet-refill"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    re_path(r"^(?P<path>.*)$", api_not_found),  # last: anything else is the API's JSON 404
+    re_path(r"^(?P<path>[\s\S]*)$", api_not_found),  # last: anything else is the API's JSON 404
 ]

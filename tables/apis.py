@@ -5,13 +5,20 @@ validate input, call one service or selector, render. Errors are rendered by
 from __future__ import annotations
 
 import logging
+import re
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as day_time
 from typing import Any
 
 from django.utils.dateparse import parse_date, parse_datetime
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import serializers, status
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
+from rest_framework import exceptions, serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
@@ -21,12 +28,12 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from baccarat_site.accounts.tokens import PreparedTokenAuthentication
-from baccarat_site.api_errors import ERRORS, ErrorSerializer
-from tables.engine import BET_TYPES
+from baccarat_site.api_errors import BODY_ERRORS, ERRORS, ErrorSerializer
+from tables.engine import BET_TYPES, MODES
 from tables.models import Bet
 from tables.selectors import bets as bet_selectors
 from tables.selectors import tables as table_selectors
-from tables.services.bets import bet_place
+from tables.services.bets import AMOUNT_PATTERN, MAX_BETS_PER_BATCH, bet_place
 from tables.services.rate import SCOPE as BET_RATE_SCOPE
 from tables.services.rate import bet_rate_take
 
@@ -43,8 +50,38 @@ class IsoMillisField(serializers.DateTimeField):
 
 
 class Pagination(PageNumberPagination):
+    """Pages of 50 rows; ``page_size`` from 1 to 200. Unlike DRF's, a ``page_size`` that is not such a number
+    is refused (400) rather than quietly replaced by the default: the answer says what was asked."""
+
     page_size_query_param = "page_size"
     max_page_size = 200
+
+    def get_page_size(self, request: Request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
+            raise exceptions.ValidationError({"page_size": f"A whole number from 1 to {self.max_page_size}."})
+        return int(raw)
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter("page", int, description="Page number, from 1 (404 past the last page)."),
+    OpenApiParameter("page_size", int, description=f"Rows per page, 1-{Pagination.max_page_size} (default 50)."),
+]
+
+
+def page_of(serializer_class: type, name: str) -> Any:
+    """The schema of a paginated answer: ``count``, ``next``, ``previous`` and the page's ``results``."""
+    return inline_serializer(
+        name=name,
+        fields={
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": serializer_class(many=True),
+        },
+    )
 
 
 def paginated(*, queryset: Any, serializer_class: type, request: Request, view: APIView) -> Response:
@@ -177,9 +214,19 @@ class BetPlaceThrottle(BaseThrottle):
         return self.retry_after
 
 
+@extend_schema_field({"type": "string", "pattern": AMOUNT_PATTERN, "example": "10.00"})
+class AmountField(serializers.CharField):
+    """A stake as the service reads it (tables.services.bets.parse_bets): documented with its pattern."""
+
+
+@extend_schema_field({"type": "string", "enum": list(MODES)})
+class ModeField(serializers.CharField):
+    """``traditional`` or ``no_commission``; anything else is refused by the service as ``invalid_mode``."""
+
+
 class BetInputSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=BET_TYPES)
-    amount = serializers.CharField(help_text='A string with at most two decimals, e.g. "10.00". Numbers are refused.')
+    amount = AmountField(help_text='A string with at most two decimals, e.g. "10.00". Numbers are refused.')
 
 
 @extend_schema_field(BetInputSerializer)
@@ -205,8 +252,8 @@ class BetPlaceApi(APIView):
         class Meta:
             ref_name = "BetPlaceInput"
 
-        mode = serializers.CharField(help_text="traditional or no_commission (how a Banker bet is paid).")
-        bets = serializers.ListField(child=RawBetField(), allow_empty=False, max_length=50)
+        mode = ModeField(help_text="traditional or no_commission (how a Banker bet is paid).")
+        bets = serializers.ListField(child=RawBetField(), allow_empty=False, max_length=MAX_BETS_PER_BATCH)
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -229,7 +276,11 @@ class BetPlaceApi(APIView):
         request=InputSerializer,
         parameters=[
             OpenApiParameter(
-                "Idempotency-Key", str, OpenApiParameter.HEADER, description="A UUID per confirm (retries reuse it)."
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                required=True,
+                description="A UUID per confirm, 1-100 characters (a retry reuses it; without it: 400).",
             )
         ],
         responses={
@@ -237,6 +288,7 @@ class BetPlaceApi(APIView):
             **ERRORS,
             409: OpenApiResponse(ErrorSerializer, description="idempotency_conflict"),
             429: OpenApiResponse(ErrorSerializer, description="throttled"),
+            **BODY_ERRORS,
         },
     )
     def post(self, request: Request, round_id: int) -> Response:
@@ -255,15 +307,20 @@ class BetPlaceApi(APIView):
 # Dates a filter can name: the day after the last one still exists, and every real UTC offset is within ±14:00
 # (PostgreSQL refuses offsets from 16:00; Python's date arithmetic overflows past year 9999).
 MIN_YEAR, MAX_YEAR = 1970, 9998
+#: A date, or a date and time (seconds and fraction optional) with an optional UTC offset: what the filter reads.
+MOMENT_PATTERN = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$"
+)
 MAX_UTC_OFFSET = timedelta(hours=14)
 
 
-@extend_schema_field({"type": "string", "example": "2026-01-31"})
+@extend_schema_field({"type": "string", "pattern": MOMENT_PATTERN, "example": "2026-01-31"})
 class MomentField(serializers.Field):
     """A date (``2026-01-31``) or a datetime (``2026-01-31T12:00:00Z``; naive means UTC)."""
 
     def to_internal_value(self, data: Any) -> datetime | date:
-        if isinstance(data, str) and len(data) <= 40:
+        if isinstance(data, str) and re.fullmatch(MOMENT_PATTERN, data):
             try:
                 day = parse_date(data)
                 if day is not None:
@@ -331,8 +388,19 @@ class BetListApi(APIView):
                 "settled_at",
             )
 
-    @extend_schema(parameters=[FilterSerializer], responses={200: OutputSerializer(many=True), 401: ERRORS[401]})
+    @extend_schema(
+        parameters=[FilterSerializer, *PAGE_PARAMETERS],
+        responses={200: page_of(OutputSerializer, "BetPage"), 400: ERRORS[400], 401: ERRORS[401], 404: ERRORS[404]},
+    )
     def get(self, request: Request) -> Response:
+        # DRF reads an empty query value as "not given"; the schema says each filter is a value or absent.
+        blank = {
+            name: "Give a value, or leave the parameter out."
+            for name, value in request.query_params.items()
+            if value == ""
+        }
+        if blank:
+            raise exceptions.ValidationError(blank)
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         data = filters.validated_data

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from baccarat_site.api_errors import ERRORS, ErrorSerializer
-from tables.apis import IsoMillisField, paginated
+from tables.apis import PAGE_PARAMETERS, IsoMillisField, page_of, paginated
 from wallets import selectors, services
 from wallets.models import LedgerEntry
 
@@ -50,7 +50,10 @@ class LedgerApi(APIView):
             model = LedgerEntry
             fields = ("id", "transaction", "kind", "reference", "reason", "amount", "balance_after", "created_at")
 
-    @extend_schema(responses={200: OutputSerializer(many=True), 401: ERRORS[401]})
+    @extend_schema(
+        parameters=PAGE_PARAMETERS,
+        responses={200: page_of(OutputSerializer, "LedgerPage"), 400: ERRORS[400], 401: ERRORS[401], 404: ERRORS[404]},
+    )
     def get(self, request: Request) -> Response:
         entries = selectors.ledger_entries(user=request.user)
         return paginated(queryset=entries, serializer_class=self.OutputSerializer, request=request, view=self)

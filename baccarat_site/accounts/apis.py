@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from baccarat_site.accounts.services import api_token_issue
-from baccarat_site.api_errors import ErrorSerializer
+from baccarat_site.api_errors import BODY_ERRORS, ErrorSerializer
 
 
 class TokenApi(APIView):
@@ -23,7 +23,7 @@ class TokenApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField(max_length=150)
-        password = serializers.CharField(max_length=4096, style={"input_type": "password"})
+        password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
 
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
@@ -35,13 +35,15 @@ class TokenApi(APIView):
             200: OutputSerializer,
             400: OpenApiResponse(ErrorSerializer, description="invalid_request, invalid_credentials, malformed_json"),
             429: OpenApiResponse(ErrorSerializer, description="too_many_attempts (with retry_after)"),
+            **BODY_ERRORS,
         },
     )
     def post(self, request: Request) -> Response:
-        data = request.data
+        credentials = self.InputSerializer(data=request.data)
+        credentials.is_valid(raise_exception=True)  # strings without NUL characters, of sane lengths
         token, expires_at = api_token_issue(
             request=request._request,
-            username=data.get("username") if hasattr(data, "get") else None,
-            password=data.get("password") if hasattr(data, "get") else None,
+            username=credentials.validated_data["username"],
+            password=credentials.validated_data["password"],
         )
         return Response(self.OutputSerializer({"token": token.key, "expires_at": expires_at}).data)

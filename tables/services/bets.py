@@ -50,7 +50,9 @@ CENT = Decimal("0.01")
 MAX_BET_AMOUNT = Decimal("9999999999.99")
 MAX_BETS_PER_BATCH = 50
 MAX_KEY_LENGTH = 100
-_AMOUNT_RE = re.compile(r"^[0-9]{1,10}(\.[0-9]{1,2})?$")
+#: A stake as a JSON string: up to ten digits and at most two decimals (the API schema publishes it).
+AMOUNT_PATTERN = r"^[0-9]{1,10}(\.[0-9]{1,2})?$"
+_AMOUNT_RE = re.compile(AMOUNT_PATTERN)
 _LIVE_STATES = ("betting", "closed", "dealing", "result", "paused")
 
 

@@ -63,13 +63,20 @@ def test_real_offsets_and_the_last_allowed_day_work(api):
 
 @pytest.mark.parametrize(
     "path",
-    ["/api/rounds/-1/", "/api/rounds/abc/", "/api/tables/-5/", "/api/rounds/1/bets/x/", "/api/nothing-here/"],
+    [
+        "/api/rounds/-1/",
+        "/api/rounds/abc/",
+        "/api/tables/-5/",
+        "/api/rounds/1/bets/x/",
+        "/api/nothing-here/",
+        "/api/tables/a%0Ab/",
+    ],
 )
 def test_paths_under_api_that_name_nothing_answer_the_apis_json_404(api, path):
-    response = api.get(path)
-    assert response.status_code == 404
-    assert response["Content-Type"].startswith("application/json")
-    assert response.json()["code"] == "not_found"
+    for response in (api.get(path), api.post(path, {}, format="json")):
+        assert response.status_code == 404
+        assert response["Content-Type"].startswith("application/json")
+        assert response.json()["code"] == "not_found"
 
 
 def test_the_depth_check_is_iterative_and_exact():
