@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format bench install services-stop clean
+.PHONY: run test lint format bench chaos install services-stop clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench: $(STAMP)
 	$(PY) bench/bets.py
 	$(PY) bench/fanout.py
 	$(PY) bench/table_page.py
+
+# The casino under faults (bench/chaos.py); sizes from CHAOS_PLAYERS, CHAOS_ROUNDS, CHAOS_KILLS.
+chaos: $(STAMP)
+	$(PY) bench/chaos.py
 
 services-stop: $(STAMP)
 	$(PY) -m baccarat_site.embedded stop
