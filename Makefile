@@ -33,11 +33,15 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+# Every benchmark, then one table of all their measures (also written to bench/RESULTS.md).
 bench: $(STAMP)
-	$(PY) bench/engine.py
-	$(PY) bench/bets.py
-	$(PY) bench/fanout.py
-	$(PY) bench/table_page.py
+	rm -f var/bench-results.jsonl && mkdir -p var
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/engine.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/bets.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/fanout.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/table_page.py
+	BENCH_RESULTS=var/bench-results.jsonl CHAOS_PLAYERS=20 CHAOS_ROUNDS=40 CHAOS_KILLS=10 $(PY) bench/chaos.py
+	$(PY) bench/summary.py var/bench-results.jsonl
 
 # The casino under faults (bench/chaos.py); sizes from CHAOS_PLAYERS, CHAOS_ROUNDS, CHAOS_KILLS.
 chaos: $(STAMP)

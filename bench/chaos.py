@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 
+from bench.results import record  # noqa: E402
 from bench.scratch import stop_groups  # noqa: E402
 
 PLAYERS = int(os.environ.get("CHAOS_PLAYERS", "100"))
@@ -525,6 +526,11 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
         and worst_stall <= STALL_LIMIT
         and states.get("settled", 0) >= ROUNDS
     )
+    record("chaos: confirmed bets lost", lost, "count", goal="0", met=lost == 0)
+    record("chaos: rounds paid twice", paid_twice, "count", goal="0", met=paid_twice == 0)
+    record("chaos: stuck rounds", stuck, "count", goal="0", met=stuck == 0)
+    record("chaos: watchers that stopped receiving", frozen, "count", goal="0", met=frozen == 0)
+    record("chaos: longest stall after a fault", worst_stall, "s", goal="≤ 10 s", met=worst_stall <= STALL_LIMIT)
     return rows, ok
 
 

@@ -49,6 +49,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.results import record  # noqa: E402
 from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
 BENCH_DB = "baccarat_bench_fanout"
@@ -588,6 +589,21 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"  {summary(closes)}   (goal: p99 ≤ 1000 ms)")
     ok = p99 <= 250 and p99 <= 2 * base_p99 and percentile(closes, 99) <= 1000
+    record(
+        f"round.result to {args.clients} sockets, p99",
+        p99,
+        "ms",
+        baseline=base_p99,
+        goal="≤ 250 ms and ≤ 2× baseline",
+        met=p99 <= 250 and p99 <= 2 * base_p99,
+    )
+    record(
+        "window-close delay under that load, p99",
+        percentile(closes, 99),
+        "ms",
+        goal="≤ 1,000 ms",
+        met=percentile(closes, 99) <= 1000,
+    )
     print("GOALS MET" if ok else "GOALS NOT MET")
     print(f"(process logs: {logs})")
     return 0 if ok else 1

@@ -53,6 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.results import record  # noqa: E402
 from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
 BENCH_DB = "baccarat_bench_page"
@@ -646,6 +647,30 @@ def report(m: dict[str, Any], args: argparse.Namespace) -> None:
             mark[bool(verdict["long"])],
         ),
     ]
+    record(
+        "table page static weight",
+        weight / 1000,
+        "kB",
+        baseline=bweight / 1000,
+        goal=f"≤ {GOAL_WEIGHT_KB} kB",
+        met=verdict["weight"],
+    )
+    record(
+        "round.result + five roads, p95",
+        percentile(rd["page"], 95),
+        "ms",
+        baseline=percentile(rd["divs"], 95),
+        goal=f"≤ {GOAL_ROADS_MS:.0f} ms",
+        met=verdict["roads"],
+    )
+    record(
+        "card.dealt, p95",
+        percentile(cd["page"], 95),
+        "ms",
+        baseline=percentile(cd["base"], 95),
+        goal=f"≤ {GOAL_CARD_MS:.0f} ms",
+        met=verdict["card"],
+    )
     header = ("measure", "result", "baseline (same run)", "goal", "")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(5)]
     print()
