@@ -152,16 +152,21 @@ def postgres_pids(pgdata: Path) -> list[int]:
     return [postmaster, *(child.pid for child in main.children(recursive=True))]
 
 
+def service_env(db_url: str, redis_port: int, prefix: str) -> dict[str, str]:
+    """What every process of the run (this one included) needs to find the private servers."""
+    return {
+        "DATABASE_URL": db_url,
+        "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "CHANNELS_PREFIX": prefix,
+        "CACHE_KEY_PREFIX": prefix,
+        "DJANGO_SETTINGS_MODULE": "baccarat_site.settings",
+        "LOG_LEVEL": "WARNING",
+        "BACCARAT_DEV": "1",
+    }
+
+
 def django_setup(db_url: str, redis_port: int, prefix: str) -> None:
-    os.environ.update(
-        DATABASE_URL=db_url,
-        REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
-        CHANNELS_PREFIX=prefix,
-        CACHE_KEY_PREFIX=prefix,
-        DJANGO_SETTINGS_MODULE="baccarat_site.settings",
-        LOG_LEVEL="WARNING",
-        BACCARAT_DEV="1",
-    )
+    os.environ.update(service_env(db_url, redis_port, prefix))
     import django
 
     django.setup()
@@ -545,17 +550,8 @@ def main() -> int:
     redis_port = free_port()
     prefix = f"chaos{os.getpid()}"
     env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_ALLOW_ASYNC_UNSAFE"}}
-    env.update(
-        DATABASE_URL=db_url,
-        REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
-        CHANNELS_PREFIX=prefix,
-        CACHE_KEY_PREFIX=prefix,
-        BACCARAT_DEV="1",
-        TICK_SECONDS="0.2",
-        PYTHONUNBUFFERED="1",
-        BET_THROTTLE_RATE="1000/second",
-        LOG_LEVEL="WARNING",
-    )
+    env.update(service_env(db_url, redis_port, prefix))
+    env.update(TICK_SECONDS="0.2", PYTHONUNBUFFERED="1", BET_THROTTLE_RATE="1000/second")
     system = System(workdir, env, redis_port, [free_port(), free_port()])
     system.start("redis")
     system.wait_redis()

@@ -647,30 +647,20 @@ def report(m: dict[str, Any], args: argparse.Namespace) -> None:
             mark[bool(verdict["long"])],
         ),
     ]
-    record(
-        "table page static weight",
-        weight / 1000,
-        "kB",
-        baseline=bweight / 1000,
-        goal=f"≤ {GOAL_WEIGHT_KB} kB",
-        met=verdict["weight"],
-    )
-    record(
-        "round.result + five roads, p95",
-        percentile(rd["page"], 95),
-        "ms",
-        baseline=percentile(rd["divs"], 95),
-        goal=f"≤ {GOAL_ROADS_MS:.0f} ms",
-        met=verdict["roads"],
-    )
-    record(
-        "card.dealt, p95",
-        percentile(cd["page"], 95),
-        "ms",
-        baseline=percentile(cd["base"], 95),
-        goal=f"≤ {GOAL_CARD_MS:.0f} ms",
-        met=verdict["card"],
-    )
+    for measure, result, base, goal, met in (
+        ("table page static weight", weight / 1000, bweight / 1000, f"≤ {GOAL_WEIGHT_KB} kB", "weight"),
+        (
+            "round.result + five roads, p95",
+            percentile(rd["page"], 95),
+            percentile(rd["divs"], 95),
+            GOAL_ROADS_MS,
+            "roads",
+        ),
+        ("card.dealt, p95", percentile(cd["page"], 95), percentile(cd["base"], 95), GOAL_CARD_MS, "card"),
+    ):
+        unit = "kB" if met == "weight" else "ms"
+        goal_text = goal if isinstance(goal, str) else f"≤ {goal:.0f} ms"
+        record(measure, result, unit, baseline=base, goal=goal_text, met=verdict[met])
     header = ("measure", "result", "baseline (same run)", "goal", "")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(5)]
     print()
