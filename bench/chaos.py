@@ -212,10 +212,8 @@ class Ledger:
         self.retries = 0
 
 
-async def rest_bet(port: int, token: str, round_id: int, key: str) -> tuple[int, dict]:
-    body = json.dumps(
-        {"mode": "traditional", "bets": [{"type": random.choice(["player", "banker"]), "amount": "1.00"}]}
-    )
+async def rest_bet(port: int, token: str, round_id: int, key: str, bet: dict) -> tuple[int, dict]:
+    body = json.dumps({"mode": "traditional", "bets": [bet]})
     reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 5)
     try:
         request = (
@@ -246,6 +244,7 @@ async def bettor(bot: dict, ports: list[int], rounds: asyncio.Queue, ledger: Led
         except TimeoutError:
             continue
         key = str(uuid.uuid4())
+        bet = {"type": random.choice(["player", "banker"]), "amount": "1.00"}  # a retry sends the same body
         for attempt in range(40):
             port = ports[(attempt + bot["user_id"]) % len(ports)]
             try:
@@ -264,7 +263,7 @@ async def bettor(bot: dict, ports: list[int], rounds: asyncio.Queue, ledger: Led
                         "round_id": round_id,
                         "mode": "traditional",
                         "idempotency_key": key,
-                        "bets": [{"type": random.choice(["player", "banker"]), "amount": "1.00"}],
+                        "bets": [bet],
                     }
                     await socket.send(json.dumps(frame))
                     async with asyncio.timeout(10):
@@ -277,7 +276,7 @@ async def bettor(bot: dict, ports: list[int], rounds: asyncio.Queue, ledger: Led
                                 status, body = 400, reply
                                 break
                 else:
-                    status, body = await rest_bet(port, bot["token"], round_id, key)
+                    status, body = await rest_bet(port, bot["token"], round_id, key, bet)
             except (
                 OSError,
                 TimeoutError,
