@@ -1,4 +1,4 @@
-"""Every REST route under /api/ (API.md)."""
+"""Every REST route under /api/ (docs/api.md)."""
 
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView

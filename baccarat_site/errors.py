@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class DomainError(Exception):
-    """A refused request. ``code`` is the machine code of API.md, ``status`` its HTTP status."""
+    """A refused request. ``code`` is the machine code of docs/api.md, ``status`` its HTTP status."""
 
     code = "invalid_request"
     status = 400

@@ -1,4 +1,4 @@
-"""REST under /api/ for tables, rounds and bets (API.md). One APIView per operation:
+"""REST under /api/ for tables, rounds and bets (docs/api.md). One APIView per operation:
 validate input, call one service or selector, render. Errors are rendered by
 ``baccarat_site.api_errors.exception_handler`` as ``{"code", "detail"}``."""
 
@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 
 
 class IsoMillisField(serializers.DateTimeField):
-    """ISO 8601 UTC with milliseconds, as every time in API.md."""
+    """ISO 8601 UTC with milliseconds, as every time in docs/api.md."""
 
     def to_representation(self, value: datetime | None) -> str | None:
         return table_selectors.iso(value)
@@ -231,7 +231,7 @@ class BetInputSerializer(serializers.Serializer):
 
 @extend_schema_field(BetInputSerializer)
 class RawBetField(serializers.Field):
-    """Passed through as sent: the service checks each bet and answers with API.md's codes."""
+    """Passed through as sent: the service checks each bet and answers with docs/api.md's codes."""
 
     def to_internal_value(self, data: Any) -> Any:
         return data

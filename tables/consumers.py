@@ -1,4 +1,4 @@
-"""WebSocket consumer for ``ws/tables/<id>/`` (API.md, "WebSocket").
+"""WebSocket consumer for ``ws/tables/<id>/`` (docs/api.md, "WebSocket").
 
 Anyone may watch: every socket gets the events of group ``table_<id>``; a
 signed-in player's socket also joins ``user_<id>`` for personal events
@@ -66,7 +66,7 @@ async def close_socket(consumer: Any, code: int, why: str) -> None:
         logger.exception("could not close a socket (%s, code %s)", why, code)
 
 
-# Group event types forwarded to the browser as they are (API.md, server → client).
+# Group event types forwarded to the browser as they are (docs/api.md, server → client).
 TABLE_EVENTS = frozenset(
     {
         "round.opened",

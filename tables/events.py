@@ -1,6 +1,6 @@
 """Events to browsers: sent to Channels groups only after the transaction commits.
 
-A group message's ``type`` is the API.md event type (``round.opened`` …); the
+A group message's ``type`` is the docs/api.md event type (``round.opened`` …); the
 consumer's handler of the same name (``round_opened``) forwards it as a frame.
 Table events go to ``table_<id>``, personal ones (``round.settled``, balance) to
 ``user_<id>``.

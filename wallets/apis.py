@@ -1,4 +1,4 @@
-"""REST for the caller's wallet and ledger (API.md): GET /api/wallet/, GET /api/wallet/ledger/,
+"""REST for the caller's wallet and ledger (docs/api.md): GET /api/wallet/, GET /api/wallet/ledger/,
 POST /api/wallet/refill/."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Baccarat (Punto Banco) rules engine: plain Python, no Django.
 
 Cards and dealing (``cards``, ``tableau``), payouts (``payouts``), limits (``limits``), the provably fair
-shoe (``fair``, ``shoe``), exact odds (``odds``) and scoreboard roads (``roads``). RULES.md is the spec.
+shoe (``fair``, ``shoe``), exact odds (``odds``) and scoreboard roads (``roads``). docs/rules.md is the spec.
 """
 
 from .bets import BET_TYPES, MODES, format_money

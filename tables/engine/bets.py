@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from typing import Final
 
-#: Every bet type, in the order the casino lists them (RULES.md appendix).
+#: Every bet type, in the order the casino lists them (docs/rules.md appendix).
 BET_TYPES: Final[tuple[str, ...]] = (
     "player",
     "banker",

@@ -1,4 +1,4 @@
-"""Table limits and bet availability (RULES.md "Limits" and the bet table's "Unavailable after" column).
+"""Table limits and bet availability (docs/rules.md "Limits" and the bet table's "Unavailable after" column).
 
 ``validate_bets`` is a pure function: the services call it under their lock with the round's confirmed
 bets (``existing``) and the bets being placed (``new``).
@@ -16,7 +16,7 @@ from .bets import BET_TYPES, format_money, to_amount
 #: The two sides whose stakes the Player/Banker difference limit compares.
 PB_SIDES: Final = ("player", "banker")
 
-#: The last shoe round in which each side bet may be placed (RULES.md); types not listed are always open.
+#: The last shoe round in which each side bet may be placed (docs/rules.md); types not listed are always open.
 DEFAULT_UNAVAILABLE_AFTER: Final[dict[str, int]] = {
     "player_pair": 60,
     "banker_pair": 60,
@@ -33,7 +33,7 @@ DEFAULT_UNAVAILABLE_AFTER: Final[dict[str, int]] = {
 def bet_available(bet_type: str, shoe_round: int, unavailable_after: Mapping[str, int | None] | None = None) -> bool:
     """Whether ``bet_type`` may be placed in round ``shoe_round`` (1, 2, …) of the current shoe.
 
-    ``unavailable_after`` maps a bet type to the last round it is offered in (None: the RULES.md defaults;
+    ``unavailable_after`` maps a bet type to the last round it is offered in (None: the docs/rules.md defaults;
     a type missing from the mapping, or mapped to None, has no such limit). Unknown types are never available.
     """
     if bet_type not in BET_TYPES:

@@ -1,4 +1,4 @@
-"""Paytables and settlement: what each bet returns for a finished round (RULES.md "Bet types and payouts").
+"""Paytables and settlement: what each bet returns for a finished round (docs/rules.md "Bet types and payouts").
 
 Odds ``x`` mean "x:1": a winning bet returns the stake plus ``x × stake``, the winnings rounded **down** to
 the cent. A push returns the stake; a loss returns 0.
@@ -28,7 +28,7 @@ _DEFAULT_BONUS_MARGINS: tuple[tuple[int, Decimal], ...] = (
 
 @dataclass(frozen=True)
 class Paytable:
-    """The odds (x:1) each bet pays. Defaults are RULES.md's paytable; every field is a variant setting."""
+    """The odds (x:1) each bet pays. Defaults are docs/rules.md's paytable; every field is a variant setting."""
 
     player: Decimal = Decimal(1)
     banker: Decimal = Decimal("0.95")  # Traditional mode: 5% commission

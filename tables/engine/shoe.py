@@ -1,4 +1,4 @@
-"""The shoe procedure: shuffle, burn, cut card, dealing, and the last round (RULES.md "The shoe").
+"""The shoe procedure: shuffle, burn, cut card, dealing, and the last round (docs/rules.md "The shoe").
 
 A ShoeState is plain data (``to_dict``/``from_dict`` round-trip through JSON), so the services persist it
 after every card and resume exactly where they were.

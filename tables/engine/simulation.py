@@ -107,7 +107,7 @@ def facts_key(facts: Facts) -> int:
 def settlement_table(paytable: Paytable = DEFAULT_PAYTABLE, stake_cents: int = 100) -> list[tuple[int, ...]]:
     """Per outcome key: what each of SIM_BETS returns, in cents, for a stake of ``stake_cents``.
 
-    Winnings are ``floor(stake × odds)`` in whole cents — RULES.md's rounding down — by integer arithmetic.
+    Winnings are ``floor(stake × odds)`` in whole cents — docs/rules.md's rounding down — by integer arithmetic.
     """
     if stake_cents <= 0:
         raise ValueError("the stake is a positive number of cents")

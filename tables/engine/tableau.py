@@ -1,4 +1,4 @@
-"""Dealing one round of Punto Banco: deal order, naturals, and the third-card rules (RULES.md)."""
+"""Dealing one round of Punto Banco: deal order, naturals, and the third-card rules (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Selectors for tables: the REST table shape (API.md) and the WebSocket snapshot.
+"""Selectors for tables: the REST table shape (docs/api.md) and the WebSocket snapshot.
 
 Read-only. Nothing here ever returns a live shoe's seed or card order: only the
 commitment, and a finished shoe's revealed seed.
@@ -25,7 +25,7 @@ RESULT_STATES = ("result", "settled")
 
 
 def money(value: Decimal | str | int | None) -> str | None:
-    """Money as API.md wants it: a string with two decimals."""
+    """Money as docs/api.md wants it: a string with two decimals."""
     if value is None:
         return None
     return str(Decimal(value).quantize(CENT))
@@ -225,7 +225,7 @@ def table_exists(table_id: int) -> bool:
 
 
 def table_list() -> list[dict[str, Any]]:
-    """GET /api/tables/: every table with its current round (API.md shape)."""
+    """GET /api/tables/: every table with its current round (docs/api.md shape)."""
     tables = list(Table.objects.select_related("variant").prefetch_related("variant__bets").order_by("id"))
     latest = {
         r.table_id: r for r in Round.objects.filter(table__in=tables).order_by("table_id", "-id").distinct("table_id")

@@ -73,7 +73,7 @@ class InvalidMode(DomainError):
 
 
 class InvalidBet(DomainError):
-    """A refused batch; ``code`` is one of API.md's bet placement codes."""
+    """A refused batch; ``code`` is one of docs/api.md's bet placement codes."""
 
 
 class _KeyTaken(Exception):
@@ -142,7 +142,7 @@ def _money(value: Decimal) -> str:
 def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempotency_key: str | None) -> dict:
     """Confirm a player's batch of bets on one round, all or nothing; return the API's 201 body.
 
-    Raises :class:`DomainError` subclasses carrying API.md's codes. With an
+    Raises :class:`DomainError` subclasses carrying docs/api.md's codes. With an
     ``idempotency_key``, a repeated request returns the first answer again
     (even after the window closed) and a different body is refused with 409.
     """

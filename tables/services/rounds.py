@@ -469,7 +469,7 @@ def _unlock(table_id: int) -> None:
 
 @transaction.atomic
 def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any = None) -> dict[str, Any]:
-    """Pause a table (operator, or a fault). RULES.md, "Disconnection and errors":
+    """Pause a table (operator, or a fault). docs/rules.md, "Disconnection and errors":
 
     - a round that has not started dealing (betting/closed) is cancelled and every stake refunded;
     - a round being dealt or awaiting settlement is paused and waits for ``table_resume`` or ``round_void``.

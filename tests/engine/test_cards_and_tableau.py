@@ -1,4 +1,4 @@
-"""Cards, totals, deal order, naturals and the examples of RULES.md."""
+"""Cards, totals, deal order, naturals and the examples of docs/rules.md."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Exact odds: RULES.md's published house edges and outcome chances, any deck count, any paytable."""
+"""Exact odds: docs/rules.md's published house edges and outcome chances, any deck count, any paytable."""
 
 import math
 import time
@@ -10,7 +10,7 @@ import pytest
 from tables.engine import BET_TYPES, Paytable, house_edges
 from tables.engine.odds import bet_distributions, outcome_probabilities, outcome_weights, pair_probabilities
 
-# RULES.md "Return to player", as percentages with four decimals.
+# docs/rules.md "Return to player", as percentages with four decimals.
 PUBLISHED_8_DECKS = {
     "banker": "1.0579",
     "player": "1.2351",

@@ -6,7 +6,7 @@ from tables.engine import deal_round, parse_cards
 
 RANK_OF_VALUE = {0: "K", 1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9"}
 
-# RULES.md, written out independently of the engine: Banker's two-card total -> the values of Player's
+# docs/rules.md, written out independently of the engine: Banker's two-card total -> the values of Player's
 # third card on which Banker draws.
 BANKER_DRAWS_WHEN_PLAYER_THIRD_IS = {
     0: set(range(10)),

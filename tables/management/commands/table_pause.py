@@ -1,4 +1,4 @@
-"""Operator: pause a table (RULES.md, "Disconnection and errors")."""
+"""Operator: pause a table (docs/rules.md, "Disconnection and errors")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pause, resume and cancel (RULES.md, "Disconnection and errors"): faults and the operator."""
+"""Pause, resume and cancel (docs/rules.md, "Disconnection and errors"): faults and the operator."""
 
 from __future__ import annotations
 
