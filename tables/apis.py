@@ -56,6 +56,12 @@ class Pagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
 
+    def get_page_number(self, request: Request, paginator: Any) -> Any:
+        raw = request.query_params.get(self.page_query_param)
+        if raw is not None and raw != "last" and not raw.isdigit():
+            raise exceptions.ValidationError({"page": "A whole number from 1, or leave it out."})
+        return super().get_page_number(request, paginator)
+
     def get_page_size(self, request: Request) -> int:
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:

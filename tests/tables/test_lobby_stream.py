@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from tables import presence
 from tables.engine import roads
 from tables.events import LOBBY_GROUP, table_group
+from tables.lobby import LobbyHub
 from tables.models import Round
 from tables.routing import websocket_urlpatterns
 from tables.selectors.lobby import lobby_tiles, shoe_stats, tile_roads
@@ -278,7 +279,11 @@ async def test_the_real_application_lets_anyone_watch_the_lobby_but_refuses_fore
     assert connected
     snapshot = await watcher.receive_json_from(timeout=5)
     assert [t["name"] for t in snapshot["tables"]] == ["Open to all"]
+    hubs = [hub.task for hub in LobbyHub._hubs.values()]
     await watcher.disconnect()
+    # The last watcher gone, the hub stops: let it finish here, not in the loop's teardown (where a refresh due
+    # meanwhile once held the test's event loop open until the timeout).
+    await asyncio.wait(hubs, timeout=10)
 
     foreign = WebsocketCommunicator(
         application, "/ws/lobby/", headers=[(b"origin", b"http://evil.example"), (b"host", b"testserver")]
