@@ -276,6 +276,12 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in message.items() if not key.startswith("__")}
 
 
+try:  # daphne's WebSocket library; sends to a socket its client already closed raise this
+    from autobahn.exception import Disconnected as _DISCONNECTED
+except ImportError:  # pragma: no cover - daphne depends on autobahn
+    _DISCONNECTED = ()
+
+
 class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
     """A socket that takes JSON objects with a ``type`` from the browser and guards the door: a token bucket
     (``rate_per_second``, ``rate_burst``), a frame size cap, and an ``error`` frame for anything that is not a
@@ -284,6 +290,14 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
     max_frame_chars = MAX_FRAME_CHARS
     rate_per_second = RATE_PER_SECOND
     rate_burst = RATE_BURST
+
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        """Send, unless the browser has already gone: a reply racing the client's own close is dropped (daphne
+        raises ``Disconnected`` for it, which used to end in a traceback), as the disconnect follows anyway."""
+        try:
+            await super().send_json(content, close=close)
+        except _DISCONNECTED:
+            logger.debug("a reply to a socket that had just closed was dropped")
 
     def start_guard(self) -> None:
         self._tokens = self.rate_burst
