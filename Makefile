@@ -6,28 +6,42 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint format bench chaos install services-stop clean
+.PHONY: run test test-fast lint format bench chaos install services-stop clean
+
+# Two stamps: `make run` needs the runtime requirements only; tests, lint and benchmarks need the dev ones too
+# (requirements-dev.txt includes requirements.txt, so installing it also brings the runtime stamp up to date).
+$(RUN_STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $(RUN_STAMP)
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	touch $(STAMP)
+	touch $(RUN_STAMP) $(STAMP)
 
 install: $(STAMP)
 
 # Development: the embedded PostgreSQL/Redis when no URL is given, a development key (settings.development_mode).
 export BACCARAT_DEV ?= 1
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(PY) -m baccarat_site.run --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The quick loop while editing: everything but the tests marked slow (real processes, long
+# runs) and the browser tests. `make test` stays the whole suite.
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
@@ -47,7 +61,7 @@ bench: $(STAMP)
 chaos: $(STAMP)
 	$(PY) bench/chaos.py
 
-services-stop: $(STAMP)
+services-stop: $(RUN_STAMP)
 	$(PY) -m baccarat_site.embedded stop
 
 clean: services-stop

@@ -16,7 +16,9 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import quote
 
 DB_NAME = "baccarat"
@@ -29,17 +31,26 @@ def _var_dir() -> Path:
     return path
 
 
-def _lock(name: str):  # noqa: ANN202 - fasteners has no stubs
-    import fasteners
+def _lock(name: str) -> AbstractContextManager[object]:
+    import fasteners  # no stubs: an InterProcessLock is a context manager
 
     return fasteners.InterProcessLock(str(_var_dir() / f".{name}.lock"))
 
 
-def _import_pgserver():  # noqa: ANN202 - pgserver has no stubs
+def _import_pgserver() -> ModuleType:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
         import pgserver
     return pgserver
+
+
+def _pg_ctl(*args: str, pgdata: Path) -> None:
+    """pgserver's bundled ``pg_ctl`` on ``pgdata`` (as pgserver's own user when root)."""
+    _import_pgserver()
+    # pgserver._commands makes one function per bundled binary with setattr at import: none is declared.
+    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]
+
+    pg_ctl(list(args), pgdata=pgdata, **_pg_user())
 
 
 def _pg_user() -> dict[str, str]:
@@ -62,9 +73,7 @@ def ensure_postgres() -> str:
         if _PG_SETTINGS["max_connections"] not in current:
             for name, value in _PG_SETTINGS.items():
                 server.psql(f"ALTER SYSTEM SET {name} = {value};")
-            from pgserver._commands import pg_ctl
-
-            pg_ctl(["-w", "-m", "fast", "restart"], pgdata=pgdata, **_pg_user())
+            _pg_ctl("-w", "-m", "fast", "restart", pgdata=pgdata)
             server = pgserver.get_server(pgdata, cleanup_mode=None)
         socket_dir = server.get_postmaster_info().socket_dir
         exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DB_NAME}';")  # noqa: S608 - a constant
@@ -158,10 +167,7 @@ def stop(only: Iterable[str] = ("postgres", "redis")) -> None:
             redis.Redis(unix_socket_path=str(sock)).shutdown(nosave=True)
     pgdata = _var_dir() / "pg"
     if "postgres" in only and postgres_running():
-        _import_pgserver()
-        from pgserver._commands import pg_ctl
-
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, **_pg_user())
+        _pg_ctl("-w", "-m", "fast", "stop", pgdata=pgdata)
 
 
 if __name__ == "__main__":

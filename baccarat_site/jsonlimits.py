@@ -5,6 +5,7 @@ used to reach the top of the request as a 500, or close a socket with a tracebac
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rest_framework.exceptions import ParseError
@@ -18,6 +19,7 @@ def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):
@@ -44,7 +46,7 @@ def loads(text: str | bytes) -> Any:
 class BoundedJSONParser(JSONParser):
     """DRF's JSON parser, refusing bodies nested deeper than ``MAX_DEPTH`` with 400 ``malformed_json``."""
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
             value = super().parse(stream, media_type, parser_context)
         except RecursionError as error:

@@ -2,7 +2,8 @@
 
 Starts the embedded PostgreSQL and Redis when no URLs are set, migrates, loads
 the demo data, then runs daphne, a Celery worker and Celery beat with prefixed
-logs. A component that dies is restarted (with a growing pause if it keeps
+logs, and says the casino is ready only once its page answers (if the web server
+dies or stays silent first, it says so and stops). A component that dies is restarted (with a growing pause if it keeps
 dying) and the log says so; the others keep running. Ctrl-C (SIGINT) or SIGTERM
 stops every process it started, including the embedded servers if this command
 started them.
@@ -23,6 +24,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -150,6 +153,50 @@ class Supervisor:
                 proc.wait()
 
 
+#: How long the web server may take to answer its first request before ``make run`` gives up.
+READY_TIMEOUT_SECONDS = 60.0
+
+
+def answers(url: str, timeout: float = 2.0) -> int | None:
+    """The HTTP status ``url`` answers with, or None when nothing answers (refused, reset, timed out)."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - our own http:// URL
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+    except (OSError, ValueError):  # URLError, refused, reset, timeout; a half-written status line
+        return None
+
+
+def wait_until_answering(
+    url: str,
+    web: Callable[[], subprocess.Popen[str]],
+    *,
+    timeout: float = READY_TIMEOUT_SECONDS,
+    stopping: threading.Event | None = None,
+) -> str | None:
+    """Poll ``url`` until a GET of it gets an HTTP answer (any status below 500). Returns None then; otherwise why
+    not: the web process (``web()``, the current one) exited first, the deadline passed, or a stop was asked for."""
+    deadline = time.monotonic() + timeout
+    status = None
+    while True:
+        proc = web()
+        if proc.poll() is not None:
+            return f"the web server exited with {proc.returncode} before {url} answered"
+        status = answers(url)
+        if status is not None and status < 500:
+            return None
+        if stopping is not None and stopping.is_set():
+            return "stopped before the casino was ready"
+        if time.monotonic() >= deadline:
+            last = f"its last answer was HTTP {status}" if status is not None else "nothing answered"
+            return f"{url} did not answer within {timeout:.0f}s ({last})"
+        if stopping is not None:
+            stopping.wait(0.2)
+        else:
+            time.sleep(0.2)
+
+
 def manage(*args: str) -> None:
     subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, check=True)
 
@@ -210,17 +257,6 @@ def main(argv: list[str] | None = None) -> int:
         ],
     }
     supervisor = Supervisor(commands)
-    supervisor.start_all()
-
-    host = "127.0.0.1" if args.host in {"0.0.0.0", "::"} else args.host  # noqa: S104 - shown, not bound
-    say("run", f"casino ready in {time.monotonic() - t0:.1f}s at http://{host}:{args.port}/")
-    if load_demo:
-        say(
-            "run",
-            "players: demo1 / demo2 / demo3, password demo-pass-123 · operator: operator / operator-pass-123 (/admin/)",
-        )
-    say("run", "Ctrl-C stops everything")
-
     stopping = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
@@ -228,9 +264,26 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
-    while not stopping.is_set():
-        supervisor.check()
-        stopping.wait(0.5)
+    supervisor.start_all()
+
+    host = "127.0.0.1" if args.host in {"0.0.0.0", "::"} else args.host  # noqa: S104 - shown, not bound
+    url = f"http://{f'[{host}]' if ':' in host else host}:{args.port}/"
+    # "Ready" means the page answers, not that the processes were started: daphne takes seconds to listen.
+    problem = wait_until_answering(url, lambda: supervisor.procs["web"], stopping=stopping)
+    if problem is None:
+        say("run", f"casino ready in {time.monotonic() - t0:.1f}s at {url}")
+        if load_demo:
+            say(
+                "run",
+                "players: demo1 / demo2 / demo3, password demo-pass-123"
+                " · operator: operator / operator-pass-123 (/admin/)",
+            )
+        say("run", "Ctrl-C stops everything")
+        while not stopping.is_set():
+            supervisor.check()
+            stopping.wait(0.5)
+    elif not stopping.is_set():
+        say("run", f"not ready: {problem}; stopping (the [web] lines above say why)")
 
     say("run", "stopping…")
     supervisor.stop()
@@ -240,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         embedded.stop(only=started)
         say("run", f"stopped embedded {', '.join(started)}")
     say("run", "bye")
-    return 0
+    return 1 if problem is not None and not stopping.is_set() else 0
 
 
 if __name__ == "__main__":

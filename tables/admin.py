@@ -143,10 +143,10 @@ def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
     if op == "resume":
         done = round_services.table_resume(table_id=table.pk, reason=reason, actor=actor)
         return f"{table}: resumed." if done["resumed"] else f"{table}: not resumed (it was not paused)."
-    done = round_services.table_round_void(table_id=table.pk, reason=reason, actor=actor)
-    if done is None:
+    voided = round_services.table_round_void(table_id=table.pk, reason=reason, actor=actor)
+    if voided is None:
         return f"{table}: no live round to cancel."
-    live, refunded = done
+    live, refunded = voided
     return f"{table}: round {live.number} cancelled, {refunded} bet(s) refunded."
 
 

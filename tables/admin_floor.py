@@ -194,7 +194,8 @@ class DateRangeForm(forms.Form):
     date_to = forms.DateField(required=False, label="To (UTC)", widget=forms.DateInput(attrs={"type": "date"}))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # what Form.clean returns (its stub says "or None")
         if self.errors:
             return data
         today = reports.utc_today()
@@ -235,7 +236,7 @@ def _report(
         rows = select(data)
         if request.GET.get("format") == "csv":
             return csv_response(rows, columns, f"{filename}-{data['date_from']}-{data['date_to']}.csv")
-        query = {k: v for k, v in request.GET.items() if k != "format"}
+        query: dict[str, Any] = {k: v for k, v in request.GET.items() if k != "format"}
         context["csv_url"] = f"{request.path}?{urlencode({**query, 'format': 'csv'})}"
         context["date_from"], context["date_to"] = data["date_from"], data["date_to"]
         if extra is not None:

@@ -30,7 +30,7 @@ from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.core.handlers.asgi import ASGIRequest
 from django.db.models import Count, Q, QuerySet, Sum
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect, StreamingHttpResponse
 from django.template.loader import render_to_string
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
@@ -360,7 +360,7 @@ class ShoeAdmin(ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Shoe]:
         return super().get_queryset(request).annotate(round_count=Count("rounds")).defer(*SECRET_SHOE_FIELDS)
 
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         """No filtering on the seed or the order: ``?server_seed__startswith=…`` would reveal a live shoe's seed."""
         if lookup.split("__", 1)[0] in SECRET_SHOE_FIELDS:
             return False
@@ -505,10 +505,14 @@ def bet_csv_lines(queryset: QuerySet[Bet]) -> Iterator[str]:
         yield "".join(chunk)
 
 
+def _next_chunk(lines: Iterator[str]) -> str | None:
+    return next(lines, None)
+
+
 async def _in_thread(lines: Iterator[str]) -> AsyncIterator[str]:
     """The same lines for an ASGI server, each chunk read in the request's sync thread (no buffering)."""
-    step = sync_to_async(next, thread_sensitive=True)
-    while (chunk := await step(lines, None)) is not None:
+    step = sync_to_async(_next_chunk, thread_sensitive=True)
+    while (chunk := await step(lines)) is not None:
         yield chunk
 
 
@@ -590,7 +594,7 @@ class BetAdmin(ReadOnlyAdmin):
         )
         return [export, *super().get_urls()]
 
-    def export_view(self, request: HttpRequest) -> HttpResponse:
+    def export_view(self, request: HttpRequest) -> HttpResponseBase:
         """Every bet of the list as filtered and searched (its query string), as CSV."""
         if not self.has_view_permission(request):
             raise PermissionDenied

@@ -33,7 +33,10 @@ import functools
 import logging
 import os
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from twisted.internet import tcp
 
 logger = logging.getLogger(__name__)
 _TEXT_FIN = 0x81
@@ -56,7 +59,7 @@ def buffered_bytes(transport: Any) -> int:
 
 def too_slow(protocol: Any) -> bool:
     """Drop the connection if more than ``MAX_BUFFER_BYTES`` wait for it; True if it was dropped."""
-    transport = getattr(protocol, "transport", None)
+    transport: Any = getattr(protocol, "transport", None)
     pending = buffered_bytes(transport) if transport is not None else 0
     if pending <= MAX_BUFFER_BYTES:
         return False
@@ -105,7 +108,7 @@ class DirectWriter:
 
 
 @functools.cache
-def _tcp_connection() -> type:
+def _tcp_connection() -> type[tcp.Connection]:
     from twisted.internet import tcp
 
     return tcp.Connection

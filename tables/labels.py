@@ -5,6 +5,8 @@ The API and the database keep the codes (``banker``, ``no_commission``, ``push``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.utils.translation import gettext_lazy as _
 
 from tables.engine import BET_TYPES
@@ -69,7 +71,7 @@ ROUND_STATE_NAMES = {
 }
 
 
-def label(names: dict[str, object], code: str | None) -> str:
+def label(names: Mapping[str, object], code: str | None) -> str:
     """The translated name of ``code``, or the code itself when it has none (never an empty cell)."""
     if not code:
         return ""

@@ -52,7 +52,7 @@ class SignupForm(auth_forms.UserCreationForm):
         fields = ("username",)
 
     def clean_username(self) -> str:
-        username = self.cleaned_data.get("username")
+        username = self.cleaned_data["username"]  # clean_<field> runs only once the field put its value there
         if username and self._meta.model.objects.filter(username__iexact=username).exists():
             raise forms.ValidationError(_("That username is taken: please choose another."), code="unique")
         return username

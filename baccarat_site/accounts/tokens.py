@@ -5,7 +5,7 @@ were issued. ``POST /api/auth/token/`` hands out the player's current key, or a 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.utils import timezone
@@ -40,7 +40,8 @@ class PreparedTokenAuthentication(TokenAuthentication):
         from wallets.services import prepared_cursor
 
         user_model = get_user_model()
-        if self._sql is None:
+        sql = self._sql
+        if sql is None:
             columns = [field.column for field in user_model._meta.concrete_fields]
             type(self)._fields = tuple(field.attname for field in user_model._meta.concrete_fields)
             select = ", ".join(f'u."{column}"' for column in columns)
@@ -49,11 +50,11 @@ class PreparedTokenAuthentication(TokenAuthentication):
             sql = f'SELECT t.created, {select} FROM authtoken_token t JOIN "{table}" u ON u.id = t.user_id WHERE t.key = %s'  # noqa: S608,E501
             type(self)._sql = sql
         with prepared_cursor() as cursor:
-            cursor.execute(self._sql, [key])
+            cursor.execute(sql, [key])
             row = cursor.fetchone()
         if row is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        if token_expired(row[0]):
+        if token_expired(cast("datetime", row[0])):  # t.created: a timestamptz
             raise exceptions.AuthenticationFailed("This token has expired: ask POST /api/auth/token/ for a new one.")
         user = user_model.from_db("default", self._fields, row[1:])
         if not user.is_active:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.core.paginator import EmptyPage, Page, Paginator
 from django.db.models import IntegerField
@@ -18,6 +18,18 @@ from django.db.models.functions import Cast
 
 from baccarat_site.errors import NotFound
 from tables.models import Round, Shoe, Table
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from django_stubs_ext import WithAnnotations
+
+    class _ShoeState(TypedDict):
+        """What fair_shoes annotates a finished shoe with (django-stubs loses it through the Paginator)."""
+
+        state_decks: int | None
+        state_cut_index: int | None
+
 
 #: Finished shoes per page.
 PAGE_SIZE = 10
@@ -168,7 +180,7 @@ def fair_shoes(*, table_id: int | None = None, page: int = 1, per_page: int = PA
     except EmptyPage:
         raise NotFound("There is no such page of shoes.") from None
 
-    rows = list(current.object_list)
+    rows: list[WithAnnotations[Shoe, _ShoeState]] = list(current.object_list)
     rounds: dict[int, list[DealtRound]] = {row.pk: [] for row in rows}
     for r in (
         Round.objects.filter(shoe_id__in=list(rounds))
@@ -190,7 +202,7 @@ def fair_shoes(*, table_id: int | None = None, page: int = 1, per_page: int = PA
                 table_name=row.table.name,
                 number=row.number,
                 created_at=row.created_at,
-                finished_at=row.finished_at,
+                finished_at=cast("datetime", row.finished_at),  # finished_at__isnull=False above
                 commitment=row.commitment,
                 seed=row.server_seed,
                 algorithm=row.algorithm,

@@ -81,7 +81,7 @@ class RoundFacts:
     @property
     def net(self) -> Decimal:
         """Returned minus staked, over the settled bets only."""
-        return sum((net_of(bet) for bet in self.bets if bet.payout is not None), ZERO)
+        return sum((bet.payout - bet.amount for bet in self.bets if bet.payout is not None), ZERO)  # net_of, settled
 
     @property
     def is_open(self) -> bool:

@@ -142,6 +142,26 @@ def wait_for_betting(page, min_left: int = 3, timeout: float = 30_000) -> int:
     return int(page.get_attribute("#table", "data-round-id"))
 
 
+def wait_for_result(page, round_id: int, timeout: float = 20_000) -> str:
+    """Until the page shows the result of round ``round_id`` (never an earlier round's); returns its winner."""
+    return page.wait_for_function(
+        """(id) => {
+          const result = document.getElementById("result");
+          const now = document.getElementById("table").dataset.roundId === String(id);
+          return now && !result.hidden && result.dataset.winner ? result.dataset.winner : null;
+        }""",
+        arg=round_id,
+        timeout=timeout,
+    ).json_value()
+
+
+def no_result_shown(page) -> bool:
+    """A new round's board: no winner highlighted, no result box (clearing the felt clears the last result)."""
+    return page.evaluate(
+        "() => { const r = document.getElementById('result'); return r.hidden && !r.hasAttribute('data-winner'); }"
+    )
+
+
 def spot(page, bet_type: str):
     return page.locator(f"button.spot[data-type={bet_type}]")
 
@@ -191,7 +211,7 @@ def test_a_player_bets_watches_the_cards_is_settled_and_finds_the_bet_in_the_rec
     assert page.get_attribute("#table", "data-round-id") == str(round_id)
 
     # The window closes, the cards fall one by one, the result shows and the wallet settles.
-    page.wait_for_selector("#result[data-winner]:not([hidden])", timeout=20_000)
+    winner_shown = wait_for_result(page, round_id)
     shown = page.wait_for_function(SETTLED, timeout=10_000).json_value()
     page.screenshot(path=str(ARTIFACTS / "table-1280.png"))
     rec = page.evaluate("window.__rec")
@@ -216,6 +236,7 @@ def test_a_player_bets_watches_the_cards_is_settled_and_finds_the_bet_in_the_rec
 
     # The page's result agrees with the server's round, and the spots with the result.
     winner, flags = data["winner"], data["flags"]
+    assert winner_shown == winner
     assert shown["roundId"] == str(round_id)
     assert not shown["resultHidden"]
     assert shown["winner"] == winner
@@ -279,6 +300,7 @@ def test_repeat_places_last_rounds_bets_again_and_double_places_them_twice_over(
         arg=first,
         timeout=20_000,
     )
+    assert no_result_shown(page), "the last round's winner is still on the board of the new one"
     expect(page.locator("#repeat")).to_be_enabled()
     expect(pending(page, "player")).to_have_text("")
     page.click("#repeat")
@@ -499,7 +521,13 @@ def test_going_offline_shows_reconnecting_disables_betting_and_back_online_shows
 def test_a_watcher_who_is_not_signed_in_sees_the_cards_but_cannot_bet(casino_url, page, new_table):
     table = new_table("Watched table", betting_seconds=2)
     open_table(page, casino_url, table)
-    page.wait_for_function("document.getElementById('table').dataset.roundState === 'betting'", timeout=15_000)
+    round_id = int(
+        page.wait_for_function(
+            "() => { const t = document.getElementById('table');"
+            " return t.dataset.roundState === 'betting' ? t.dataset.roundId : null; }",
+            timeout=15_000,
+        ).json_value()
+    )
     now = page.evaluate(CONTROLS)
     assert now["state"] == "betting"
     assert len(now["spots"]) == 14
@@ -516,7 +544,7 @@ def test_a_watcher_who_is_not_signed_in_sees_the_cards_but_cannot_bet(casino_url
 
     page.wait_for_selector("#player-cards .card", timeout=15_000)
     page.wait_for_selector("#banker-cards .card", timeout=5_000)
-    page.wait_for_selector("#result[data-winner]:not([hidden])", timeout=10_000)
+    assert wait_for_result(page, round_id, timeout=10_000) in {"player", "banker", "tie"}
     for index in range(spots.count()):
         expect(spots.nth(index)).to_be_disabled()
 

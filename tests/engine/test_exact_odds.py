@@ -72,7 +72,9 @@ def test_house_edges_cover_every_bet_type_and_the_no_commission_banker():
 
 @pytest.mark.parametrize("decks", range(1, 9))
 def test_every_bets_chances_add_up_to_one_for_every_deck_count(decks):
-    for dist in bet_distributions(decks).values():
+    distributions = bet_distributions(decks)
+    assert set(distributions) == {*BET_TYPES, "banker_no_commission"}
+    for dist in distributions.values():
         assert sum(dist.values()) == 1
         assert all(p >= 0 for p in dist.values())
 

@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(420)
 def test_a_short_chaos_run_loses_nothing_and_pays_nothing_twice():
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "BACCARAT_VAR_DIR"}}

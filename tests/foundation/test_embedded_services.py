@@ -44,6 +44,7 @@ embedded.stop()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_without_urls_the_project_starts_its_own_postgresql_and_redis(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}

@@ -1,9 +1,11 @@
-"""`make run` (baccarat_site.run) from nothing: embedded servers, migrate, demo data, three processes, Ctrl-C."""
+"""`make run` (baccarat_site.run) from nothing: embedded servers, migrate, demo data, three processes, "ready" only
+once the page answers, Ctrl-C; and `make run` installs the runtime requirements only, never the dev ones."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -56,17 +58,19 @@ def test_run_serves_pages_api_and_websocket_then_ctrl_c_stops_everything(tmp_pat
     )
     base = f"http://127.0.0.1:{port}"
     try:
+        # Wait for the launcher to say it is ready, not for the page: the page must answer the moment it says so.
         deadline = time.monotonic() + 120
-        while True:
+        while "casino ready" not in (tmp_path / "run.log").read_text():
             assert proc.poll() is None, (tmp_path / "run.log").read_text()
-            try:
-                status, _ = _get(base + "/")
-                if status == 200:
-                    break
-            except OSError:
-                pass
             assert time.monotonic() < deadline, (tmp_path / "run.log").read_text()
-            time.sleep(0.5)
+            time.sleep(0.05)
+        try:
+            status, _ = _get(base + "/")
+        except OSError as error:
+            pytest.fail(f"it said ready before the page answered: {error}")
+        assert status == 200
+        [ready] = [line for line in (tmp_path / "run.log").read_text().splitlines() if "casino ready" in line]
+        assert ready.endswith(f" at {base}/"), ready
         assert _get(base + "/admin/login/")[0] == 200
         status, schema = _get(base + "/api/schema/")
         assert status == 200
@@ -96,3 +100,35 @@ def test_run_serves_pages_api_and_websocket_then_ctrl_c_stops_everything(tmp_pat
     # It started the embedded servers, so it stopped them too.
     assert not (tmp_path / "var" / "pg" / "postmaster.pid").exists()
     assert not (tmp_path / "var" / "redis.sock").exists()
+
+
+def _make_dry_run(target: str, venv: Path) -> list[str]:
+    """The commands ``make <target>`` would run on a machine with no virtualenv yet (``make -n``: nothing runs)."""
+    make = shutil.which("make")
+    assert make, "make is needed"
+    result = subprocess.run(
+        [make, "-n", "--no-print-directory", target, f"VENV={venv}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.splitlines()
+
+
+def test_make_run_installs_only_the_runtime_requirements_and_the_checks_install_the_dev_ones(tmp_path):
+    venv = tmp_path / ".venv"  # fresh: no stamp, so every install step shows
+    for target in ("run", "services-stop"):
+        lines = _make_dry_run(target, venv)
+        installs = [line for line in lines if "pip install" in line]
+        assert installs, lines
+        assert all(line.endswith("-r requirements.txt") for line in installs), (target, installs)
+        assert not [line for line in lines if "requirements-dev" in line], (target, lines)
+    assert _make_dry_run("run", venv)[-1].endswith("-m baccarat_site.run --host 127.0.0.1 --port 8000")
+
+    for target in ("test", "test-fast", "lint", "install"):
+        installs = [line for line in _make_dry_run(target, venv) if "pip install" in line]
+        assert installs, target
+        assert installs[-1].endswith("-r requirements-dev.txt"), (target, installs)
+    fast = _make_dry_run("test-fast", venv)[-1]
+    assert '-m pytest -m "not slow and not browser"' in fast, fast

@@ -1,15 +1,20 @@
-"""`make run` beyond the happy path: a dying component is restarted and the log says so; a public bind
-answers only to this machine's names and loads no demo accounts unless asked."""
+"""`make run` beyond the happy path: a dying component is restarted and the log says so; "ready" waits for the page
+to answer; a public bind answers only to this machine's names and loads no demo accounts unless asked."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
 import sys
 import time
 
+import pytest
+
 from baccarat_site import run
+from tests import processes
 
 
+@pytest.mark.slow  # real processes, and the restart pauses of 1 s then 2 s are waited out
 def test_a_component_that_dies_is_restarted_with_a_growing_pause_and_the_others_keep_running():
     lines: list[str] = []
     supervisor = run.Supervisor(
@@ -50,3 +55,43 @@ def test_demo_accounts_load_on_loopback_and_beyond_it_only_when_asked():
     assert not run.demo_wanted("127.0.0.1", no_demo=True, demo=False)
     assert not run.demo_wanted("0.0.0.0", no_demo=False, demo=False)
     assert run.demo_wanted("0.0.0.0", no_demo=False, demo=True)
+
+
+def _server_after(delay: float, port: int, tmp_path) -> subprocess.Popen[str]:
+    """A web server that starts listening on ``port`` only ``delay`` seconds after it was started."""
+    code = (
+        "import http.server, time\n"
+        f"time.sleep({delay})\n"
+        f"http.server.HTTPServer(('127.0.0.1', {port}), http.server.SimpleHTTPRequestHandler).serve_forever()\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, text=True)
+
+
+def test_ready_is_said_only_once_the_page_answers(tmp_path):
+    port = processes.free_port()
+    url = f"http://127.0.0.1:{port}/"
+    web = _server_after(0.5, port, tmp_path)
+    try:
+        assert run.answers(url) is None  # started, not listening yet
+        start = time.monotonic()
+        assert run.wait_until_answering(url, lambda: web, timeout=20) is None
+        assert run.answers(url) == 200  # right after "ready", a request succeeds
+        assert time.monotonic() - start >= 0.3
+    finally:
+        web.kill()
+        web.wait()
+
+
+def test_a_web_server_that_dies_or_stays_silent_is_reported_not_called_ready(tmp_path):
+    url = f"http://127.0.0.1:{processes.free_port()}/"
+    dead = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(3)"], text=True)
+    assert "exited with 3" in run.wait_until_answering(url, lambda: dead, timeout=20)
+
+    silent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], text=True)
+    try:
+        problem = run.wait_until_answering(url, lambda: silent, timeout=0.5)
+    finally:
+        silent.kill()
+        silent.wait()
+    assert problem.startswith(f"{url} did not answer within")
+    assert "nothing answered" in problem

@@ -24,7 +24,7 @@ from schemathesis.specs.openapi import checks
 from tests.factories import make_round, make_table, make_user
 from wallets.services import wallet_deposit
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]  # every operation, 25 examples each: seconds
 MAX_EXAMPLES = 25
 
 

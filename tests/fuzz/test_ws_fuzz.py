@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tests import processes
 from tests.factories import make_table, make_variant
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 OUR_CLOSE_CODES = {1000, 4009, 4429}
 
 json_values = st.recursive(

@@ -103,6 +103,7 @@ def test_the_rounds_list_filters_by_table_and_state_and_finds_a_round_by_id(op_c
     assert result_ids(op_client.get(ROUNDS, {"q": "not an id"})) == []
 
     listing = op_client.get(ROUNDS, {"table__id__exact": red.pk}).content.decode()
+    assert len(red_settled.cards) >= 4
     for entry in red_settled.cards:
         assert face_html_ok(listing, entry["card"])
 

@@ -19,7 +19,7 @@ from django.conf import settings
 from tests import processes
 from tests.factories import make_table, make_variant
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 
 def layer() -> RedisChannelLayer:

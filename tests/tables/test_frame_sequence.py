@@ -39,10 +39,11 @@ async def test_the_snapshot_goes_first_and_events_follow_it_numbered_above_it(mo
     reading = threading.Event()
     release = threading.Event()
     real_snapshot = consumers.table_snapshot
+    released = []
 
     def slow_snapshot(table_id, user=None):
         reading.set()
-        release.wait(10)  # events are sent while the snapshot is being read
+        released.append(release.wait(10))  # events are sent while the snapshot is being read
         return real_snapshot(table_id, user)
 
     monkeypatch.setattr(consumers, "table_snapshot", slow_snapshot)
@@ -54,12 +55,15 @@ async def test_the_snapshot_goes_first_and_events_follow_it_numbered_above_it(mo
     communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/tables/{table.pk}/")
     connecting = asyncio.ensure_future(communicator.connect(timeout=10))
     await asyncio.get_running_loop().run_in_executor(None, reading.wait, 10)
+    # From a thread of their own: the snapshot holds the one thread database_sync_to_async runs on, so sends
+    # queued there would only go once the snapshot was read (after its 10 s wait ran out), never during it.
     for n in (1, 2, 3):
-        await database_sync_to_async(send)(n)
+        await asyncio.get_running_loop().run_in_executor(None, send, n)
     await asyncio.sleep(0.3)  # the hub has them; the socket's snapshot is not out yet
     release.set()
     assert (await connecting)[0]
     frames = [await communicator.receive_json_from(timeout=5) for _ in range(4)]
+    assert released == [True], "the events were not sent while the snapshot was being read"
     assert frames[0]["type"] == "snapshot"
     snapshot = frames[0]
     assert isinstance(snapshot["seq"], int)

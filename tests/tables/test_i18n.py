@@ -317,15 +317,20 @@ def test_every_translation_keeps_the_placeholders_of_its_msgid(lang, domain):
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_translation_is_left_in_english_and_numerals_stay_ascii(lang, domain):
     live = messages(lang, domain)
-    assert live
     english = []
+    checked = 0
     for e in live:
         words = PLACEHOLDER.sub("", e["msgid"])
         if not re.search(r"[A-Za-z]", words) or (lang, e["msgid"]) in SAME_AS_ENGLISH:
             continue  # a pure format ("%(winner)s %(high)s – %(low)s") or a word the house keeps
+        checked += 1
         english += [e["msgid"] for t in translations(e) if t == e["msgid"]]
+    # Skipping everything would pass too: the catalogues hold hundreds of English words to compare.
+    assert checked >= {"django": 60, "djangojs": 50}[domain], checked
     assert english == []
-    assert [t for e in live for t in translations(e) if NON_ASCII_DIGITS.search(t)] == []
+    texts = [t for e in live for t in translations(e)]
+    assert len(texts) >= checked
+    assert [t for t in texts if NON_ASCII_DIGITS.search(t)] == []
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -428,6 +433,8 @@ def test_the_js_catalogue_view_serves_every_script_string_in_the_cookie_language
 
 
 def test_the_js_catalogue_view_in_english_translates_nothing_of_ours(client, db):
+    # The reader does find the strings when they are served (else an unreadable catalogue would pass below).
+    assert "Place your bets" in served_catalogue(client, "pt")
     served = served_catalogue(client, "en")
     assert "Place your bets" not in served
     assert "Big road" not in served

@@ -210,7 +210,8 @@ async def test_a_paused_table_shows_paused_with_its_reason_and_resumes():
     await communicator.disconnect()
 
 
-async def test_a_player_at_a_table_is_counted_in_the_lobby():
+async def test_a_player_at_a_table_is_counted_in_the_lobby(monkeypatch):
+    monkeypatch.setattr("tables.lobby.PLAYERS_SECONDS", 0.1)  # the hub polls the counts this often (3 s in production)
     table = await database_sync_to_async(fast_table)("Busy")
     alice = await database_sync_to_async(make_player)("alice", "10.00")
     at_table = await connect(f"/ws/tables/{table.pk}/", user=alice)

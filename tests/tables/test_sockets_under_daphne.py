@@ -15,7 +15,7 @@ import websockets
 from tests import processes
 from tests.factories import make_table, make_variant
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 
 async def next_frame(ws, kind: str, timeout: float = 10) -> dict:

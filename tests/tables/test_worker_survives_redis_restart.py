@@ -17,7 +17,7 @@ import pytest
 from tests import processes
 from tests.factories import make_table, make_variant
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
 
 
 def successes(log) -> int:

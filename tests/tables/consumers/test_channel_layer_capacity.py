@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from channels.layers import get_channel_layer
 
 PLAYERS_ON_ONE_PROCESS = 3000
 
 
+@pytest.mark.slow
 async def test_a_settlement_burst_to_thousands_of_players_on_one_process_is_delivered_whole():
     # All of one process's sockets share one Redis key in channels_redis, and its capacity applies per key:
     # a settlement sends one personal message per player, all at once (tables.services.bets sends them

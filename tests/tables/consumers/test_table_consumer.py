@@ -406,9 +406,46 @@ async def test_sockets_of_one_process_share_one_membership_of_the_table_group_an
     assert await redis.zcard(members) == 0
 
 
+async def test_the_channel_layers_redis_client_waits_longer_than_a_blocking_read():
+    """The fast check of what the slow test below proves end to end: every Redis connection of the channel layer
+    waits for a reply longer than channels_redis blocks in one read (redis-py 8 defaults to 5 s, as long as the
+    read: an idle consumer would then crash every 5 s)."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    assert layer.ring_size >= 1
+    for index in range(layer.ring_size):
+        pool = layer.connection(index).connection_pool
+        timeout = pool.connection_class(**pool.connection_kwargs).socket_timeout
+        assert timeout is None or timeout >= layer.brpop_timeout + 5, (index, timeout, layer.brpop_timeout)
+
+
+# Slow by nature: what is tested is that a real blocking read of ``brpop_timeout`` (5 s in channels_redis) ends
+# quietly rather than with a socket timeout, so one such read must run its whole course. The test waits for
+# exactly that (one read that lasted the whole time and came back empty, and the next one started), not a fixed
+# time; the fast test above checks the same settings without waiting.
+@pytest.mark.slow
 async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still_gets_the_next_events():
     from channels.layers import get_channel_layer
 
+    layer = get_channel_layer()
+    reads: list[tuple[float, str]] = []  # (how long a blocking read took, what it ended with)
+    started = []
+    blocking_read = layer._brpop_with_clean
+
+    async def watched_read(index, channel, timeout):
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        started.append(began)
+        try:
+            member = await blocking_read(index, channel, timeout)
+        except BaseException as error:
+            reads.append((loop.time() - began, repr(error)))
+            raise
+        reads.append((loop.time() - began, "empty" if member is None else "message"))
+        return member
+
+    layer._brpop_with_clean = watched_read
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice", "10.00")
     player = await connect(table.pk, user=alice)
@@ -416,9 +453,17 @@ async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still
     await player.receive_json_from(timeout=5)
     await watcher.receive_json_from(timeout=5)
 
-    await asyncio.sleep(6.5)  # channels_redis blocks 5 s per read; the Redis client must outlast it
+    # Until one read has blocked for its whole timeout, come back empty, and the next has begun.
+    deadline = asyncio.get_running_loop().time() + layer.brpop_timeout + 10
+    while True:
+        failed = [outcome for _, outcome in reads if outcome not in {"empty", "message"}]
+        assert not failed, f"a blocking read of the channel layer failed: {failed}"
+        ran_its_course = any(took >= layer.brpop_timeout - 0.5 and outcome == "empty" for took, outcome in reads)
+        if ran_its_course and len(started) > len(reads):
+            break
+        assert asyncio.get_running_loop().time() < deadline, f"no blocking read ran its course: {reads}"
+        await asyncio.sleep(0.1)
 
-    layer = get_channel_layer()
     await layer.group_send(f"table_{table.pk}", {"type": "round.closed", "table_id": table.pk, "round_id": 1})
     await layer.group_send(f"user_{alice.pk}", {"type": "round.settled", "table_id": table.pk, "round_id": 1})
     assert (await watcher.receive_json_from(timeout=5))["type"] == "round.closed"

@@ -272,6 +272,7 @@ def test_a_closed_table_finishes_its_live_round_and_opens_no_more():
     assert due_table_ids(now=clock.now) == []
 
 
+@pytest.mark.slow  # about 60 rounds through the services: seconds, tens of them on a busy machine
 def test_a_whole_8_deck_shoe_is_played_to_the_cut_card_then_reshuffled_with_a_new_commitment_and_burn():
     table = fast_table()
     assert table.variant.decks == 8
