@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -213,7 +214,7 @@ CACHES = {
     }
 }
 
-CHANNEL_LAYERS = {
+CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
@@ -279,7 +280,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "EXCEPTION_HANDLER": "baccarat_site.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "baccarat_site.api.errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         "bet_place": env_str("BET_THROTTLE_RATE", "20/second"),
     },

@@ -9,7 +9,7 @@ from django.views.i18n import JavaScriptCatalog
 urlpatterns = [
     path("admin/floor/", include("tables.admin_floor")),
     path("admin/", admin.site.urls),
-    path("api/", include("baccarat_site.api_urls")),
+    path("api/", include("baccarat_site.api.urls")),
     path("accounts/", include("baccarat_site.accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     # Strings written by the page scripts (locale/<lang>/LC_MESSAGES/djangojs.po), as gettext() in JS.

@@ -21,8 +21,9 @@ What it does (everything on loopback; everything it starts, it stops):
    times and each reports its best run. For reference, the same raw
    transaction also updating one shared house balance row (the hot row this
    design avoids).
-   (c) Settlement: round_settle of a round with 10,000 bets from 2,000 players
-   (goal ≤ 1 s), next to a raw COPY of the same rows.
+   (c) Settlement: round_settle of a round with 10,000 bets from 2,000 players, up to its commit
+   (goal ≤ 3× a raw COPY of the same rows, measured in the same run, and ≤ 150 ms); the players'
+   messages, built and sent after the commit, are timed apart.
 4. Stops the servers, checks the scratch ledger reconciles, drops the database.
 """
 
@@ -436,7 +437,7 @@ def settlement(players: list[tuple[int, str]], bets_each: int) -> dict:
     from django.db import connection
 
     from tables.models import Bet, Round
-    from tables.services import bets as bet_services
+    from tables.services import placement, settlement
 
     round_ = open_round("Bench settle", 3600)
     users = get_user_model().objects.in_bulk([uid for uid, _ in players])
@@ -444,7 +445,7 @@ def settlement(players: list[tuple[int, str]], bets_each: int) -> dict:
     began = time.perf_counter()
     for uid, _ in players:
         chosen = random.sample(types, bets_each)
-        bet_services.bet_place(
+        placement.bet_place(
             user=users[uid],
             round_id=round_.pk,
             mode=random.choice(("traditional", "no_commission")),
@@ -460,22 +461,23 @@ def settlement(players: list[tuple[int, str]], bets_each: int) -> dict:
     )
     count = Bet.objects.filter(round=round_).count()
 
+    # The players' messages are built and sent after the commit (settlement_announce); time them apart.
     sent = {"seconds": 0.0, "messages": 0}
-    real_send = bet_services._send_many
+    real_announce = settlement.settlement_announce
 
-    def timed_send(messages: list) -> None:
+    def timed_announce(done: settlement.Settlement) -> None:
         t0 = time.perf_counter()
-        real_send(messages)
+        real_announce(done)
         sent["seconds"] += time.perf_counter() - t0
-        sent["messages"] += len(messages)
+        sent["messages"] += len(done.bettors)
 
-    bet_services._send_many = timed_send
+    settlement.settlement_announce = timed_announce
     try:
         t0 = time.perf_counter()
-        settled = bet_services.round_settle(round_id=round_.pk)
-        total = time.perf_counter() - t0
+        settled = settlement.round_settle(round_id=round_.pk)
+        total = time.perf_counter() - t0 - sent["seconds"]
     finally:
-        bet_services._send_many = real_send
+        settlement.settlement_announce = real_announce
     assert settled == count, (settled, count)
 
     # Baseline: COPY the rows settlement writes (bet outcomes, one transaction and two entries per
@@ -518,52 +520,13 @@ def settlement(players: list[tuple[int, str]], bets_each: int) -> dict:
 # ── main ────────────────────────────────────────────────────────────────────
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--servers", type=int, default=2, help="daphne processes (default 2)")
-    parser.add_argument("--base-port", type=int, default=18101, help="first port tried (default 18101)")
-    parser.add_argument("--players", type=int, default=200, help="players in the burst (default 200)")
-    parser.add_argument("--clients", type=int, default=32, help="closed-loop clients in saturation (default 32)")
-    parser.add_argument("--seconds", type=float, default=8.0, help="length of each saturation run (default 8)")
-    parser.add_argument("--repeats", type=int, default=2, help="alternating API/baseline saturation runs (default 2)")
-    parser.add_argument(
-        "--server",
-        choices=("gunicorn", "daphne"),
-        default="gunicorn",
-        help="HTTP server: gunicorn WSGI workers, as the README deploys the REST API (default), or daphne",
-    )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=0,
-        help="gunicorn workers per server (default: two per core in all, as the README recommends)",
-    )
-    parser.add_argument("--settle-players", type=int, default=2000)
-    parser.add_argument("--settle-bets-each", type=int, default=5)
-    parser.add_argument("--keep-db", action="store_true", help="leave the scratch database for inspection")
-    args = parser.parse_args()
-    if args.workers <= 0:
-        args.workers = max(1, 2 * (os.cpu_count() or 1) // args.servers)
+def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -> None:
+    """(a) and (b): servers, the burst and the saturation runs."""
+    from wallets import services as wallet_services
+    from wallets.models import Wallet
 
-    db_url, redis_url = service_urls()
-    bench_url = recreate_database(db_url, BENCH_DB)
     procs: list[subprocess.Popen] = []
     try:
-        django_setup(bench_url, redis_url)
-        from wallets import services as wallet_services
-        from wallets.models import Wallet
-        from wallets.selectors import ledger_reconciliation
-
-        print(f"database: {urlsplit(bench_url).path.lstrip('/')} (scratch, on the configured PostgreSQL)")
-        t0 = time.perf_counter()
-        burst_players = make_players(args.players, Decimal("100000.00"), "burst")
-        loop_players = make_players(args.clients, Decimal("1000000.00"), "loop")
-        raw_players = make_players(args.clients, Decimal("1000000.00"), "raw")
-        settle_players = make_players(args.settle_players, Decimal("100000.00"), "settle")
-        print(
-            f"setup: {args.players + 2 * args.clients + args.settle_players} players in {time.perf_counter() - t0:.1f}s"
-        )
-
         pool = pool_size(bench_url, args.servers, args.clients)
         env = {
             **os.environ,
@@ -681,6 +644,62 @@ def main() -> int:
             f"  (raw baseline: PostgreSQL {raw_pg_ms:.1f} ms); this machine has {os.cpu_count()} CPUs"
         )
 
+    finally:
+        stop_groups(procs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--servers", type=int, default=2, help="daphne processes (default 2)")
+    parser.add_argument("--base-port", type=int, default=18101, help="first port tried (default 18101)")
+    parser.add_argument("--players", type=int, default=200, help="players in the burst (default 200)")
+    parser.add_argument("--clients", type=int, default=32, help="closed-loop clients in saturation (default 32)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="length of each saturation run (default 8)")
+    parser.add_argument("--repeats", type=int, default=2, help="alternating API/baseline saturation runs (default 2)")
+    parser.add_argument(
+        "--server",
+        choices=("gunicorn", "daphne"),
+        default="gunicorn",
+        help="HTTP server: gunicorn WSGI workers, as the README deploys the REST API (default), or daphne",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="gunicorn workers per server (default: two per core in all, as the README recommends)",
+    )
+    parser.add_argument("--settle-players", type=int, default=2000)
+    parser.add_argument("--settle-bets-each", type=int, default=5)
+    parser.add_argument("--keep-db", action="store_true", help="leave the scratch database for inspection")
+    parser.add_argument("--settlement-only", action="store_true", help="run (c) only: no servers, no burst")
+    args = parser.parse_args()
+    if args.workers <= 0:
+        args.workers = max(1, 2 * (os.cpu_count() or 1) // args.servers)
+
+    db_url, redis_url = service_urls()
+    bench_url = recreate_database(db_url, BENCH_DB)
+    procs: list[subprocess.Popen] = []
+    try:
+        django_setup(bench_url, redis_url)
+        from wallets.selectors import ledger_reconciliation
+
+        print(f"database: {urlsplit(bench_url).path.lstrip('/')} (scratch, on the configured PostgreSQL)")
+        t0 = time.perf_counter()
+        burst_players: list = []
+        loop_players: list = []
+        raw_players: list = []
+        if not args.settlement_only:
+            burst_players = make_players(args.players, Decimal("100000.00"), "burst")
+            loop_players = make_players(args.clients, Decimal("1000000.00"), "loop")
+            raw_players = make_players(args.clients, Decimal("1000000.00"), "raw")
+        settle_players = make_players(args.settle_players, Decimal("100000.00"), "settle")
+        print(
+            f"setup: {args.players + 2 * args.clients + args.settle_players} players in {time.perf_counter() - t0:.1f}s"
+        )
+
+        if not args.settlement_only:
+            load(args, bench_url, redis_url, burst_players, loop_players, raw_players)
+
         # (c) settlement
         settle = settlement(settle_players, args.settle_bets_each)
         print()
@@ -688,18 +707,22 @@ def main() -> int:
             f"(c) settlement: {settle['bets']:,} bets from {settle['players']:,} players "
             f"(placed through bet_place in {settle['placing']:.1f}s)"
         )
-        print(f"    round_settle                      {settle['settle'] * 1000:8.0f} ms   (goal ≤ 1,000 ms)")
+        ratio = settle["settle"] / settle["copy"]
+        print(
+            f"    round_settle, to its commit       {settle['settle'] * 1000:8.0f} ms   = {ratio:.1f}× the COPY"
+            "   (goal ≤ 3× and ≤ 150 ms)"
+        )
         record(
-            f"settlement of {settle['bets']:,} bets",
+            f"settlement of {settle['bets']:,} bets, to commit",
             settle["settle"] * 1000,
             "ms",
             baseline=settle["copy"] * 1000,
-            goal="≤ 1,000 ms",
-            met=settle["settle"] <= 1.0,
+            goal="≤ 3× raw COPY and ≤ 150 ms",
+            met=ratio <= 3 and settle["settle"] <= 0.150,
         )
         print(
-            f"      of which telling players        {settle['events'] * 1000:8.0f} ms",
-            f"({settle['messages']:,} messages)",
+            f"    then, after the commit, telling players {settle['events'] * 1000:6.0f} ms",
+            f"({settle['messages']:,} messages built and sent; the round is not held)",
         )
         print(
             f"    baseline: raw COPY of the rows    {settle['copy'] * 1000:8.0f} ms   "

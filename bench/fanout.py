@@ -610,7 +610,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _result_frame(round_: Any) -> dict[str, Any]:
-    from tables.selectors.tables import cards_with_totals, iso, shoe_roads
+    from baccarat_site.clock import iso
+    from tables.selectors.tables import cards_with_totals, shoe_roads
 
     return {
         "type": "round.result",

@@ -1,6 +1,6 @@
 """REST under /api/ for tables, rounds and bets (docs/api.md). One APIView per operation:
 validate input, call one service or selector, render. Errors are rendered by
-``baccarat_site.api_errors.exception_handler`` as ``{"code", "detail"}``."""
+``baccarat_site.api.errors.exception_handler`` as ``{"code", "detail"}``."""
 
 from __future__ import annotations
 
@@ -16,11 +16,9 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
     extend_schema_field,
-    inline_serializer,
 )
 from rest_framework import exceptions, serializers, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,72 +26,21 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from baccarat_site.accounts.tokens import PreparedTokenAuthentication
-from baccarat_site.api_errors import BODY_ERRORS, ERRORS, ErrorSerializer
+from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
+from baccarat_site.api.fields import IsoMillisField
+from baccarat_site.api.pagination import PAGE_PARAMETERS, page_of, paginated
+from baccarat_site.money import STAKE_PATTERN as AMOUNT_PATTERN
 from tables.engine import BET_TYPES, MODES
 from tables.models import Bet
 from tables.selectors import bets as bet_selectors
 from tables.selectors import tables as table_selectors
-from tables.services.bets import AMOUNT_PATTERN, MAX_BETS_PER_BATCH, bet_place
+from tables.services.placement import MAX_BETS_PER_BATCH, bet_place
 from tables.services.rate import SCOPE as BET_RATE_SCOPE
 from tables.services.rate import bet_rate_take
 
 RESULTS = ("won", "lost", "push", "refunded", "open")
 
 logger = logging.getLogger(__name__)
-
-
-class IsoMillisField(serializers.DateTimeField):
-    """ISO 8601 UTC with milliseconds, as every time in docs/api.md."""
-
-    def to_representation(self, value: datetime | None) -> str | None:
-        return table_selectors.iso(value)
-
-
-class Pagination(PageNumberPagination):
-    """Pages of 50 rows; ``page_size`` from 1 to 200. Unlike DRF's, a ``page_size`` that is not such a number
-    is refused (400) rather than quietly replaced by the default: the answer says what was asked."""
-
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-    def get_page_number(self, request: Request, paginator: Any) -> Any:
-        raw = request.query_params.get(self.page_query_param)
-        if raw is not None and raw != "last" and not raw.isdigit():
-            raise exceptions.ValidationError({"page": "A whole number from 1, or leave it out."})
-        return super().get_page_number(request, paginator)
-
-    def get_page_size(self, request: Request) -> int:
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw is None:
-            return self.page_size
-        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
-            raise exceptions.ValidationError({"page_size": f"A whole number from 1 to {self.max_page_size}."})
-        return int(raw)
-
-
-PAGE_PARAMETERS = [
-    OpenApiParameter("page", int, description="Page number, from 1 (404 past the last page)."),
-    OpenApiParameter("page_size", int, description=f"Rows per page, 1-{Pagination.max_page_size} (default 50)."),
-]
-
-
-def page_of(serializer_class: type, name: str) -> Any:
-    """The schema of a paginated answer: ``count``, ``next``, ``previous`` and the page's ``results``."""
-    return inline_serializer(
-        name=name,
-        fields={
-            "count": serializers.IntegerField(),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-            "results": serializer_class(many=True),
-        },
-    )
-
-
-def paginated(*, queryset: Any, serializer_class: type, request: Request, view: APIView) -> Response:
-    paginator = Pagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True).data)
 
 
 # ── tables ──────────────────────────────────────────────────────────────────
@@ -222,7 +169,7 @@ class BetPlaceThrottle(BaseThrottle):
 
 @extend_schema_field({"type": "string", "pattern": AMOUNT_PATTERN, "example": "10.00"})
 class AmountField(serializers.CharField):
-    """A stake as the service reads it (tables.services.bets.parse_bets): documented with its pattern."""
+    """A stake as the service reads it (tables.services.placement.parse_bets): documented with its pattern."""
 
 
 @extend_schema_field({"type": "string", "enum": list(MODES)})

@@ -34,12 +34,13 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from baccarat_site import jsonlimits
+from baccarat_site.clock import server_time
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
 from tables import presence
 from tables.broadcast import DirectWriter, daphne_protocol, direct_writer, text_frame, too_slow
 from tables.events import table_group, user_group
-from tables.selectors.tables import player_snapshot, server_time, table_exists, table_snapshot
+from tables.selectors.tables import player_snapshot, table_exists, table_snapshot
 from tables.sequence import seq_now
 
 logger = logging.getLogger(__name__)
@@ -470,7 +471,7 @@ class TableConsumer(GuardedJsonConsumer):
         if not isinstance(mode, str):
             await self.send_error("invalid_mode", "mode must be traditional or no_commission.")
             return
-        from tables.services.bets import bet_place
+        from tables.services.placement import bet_place
 
         refusal = await database_sync_to_async(_may_bet)(self.scope.get("session"), self.user.pk)
         if refusal is not None:

@@ -25,6 +25,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
+from baccarat_site.clock import server_time
 from baccarat_site.redis_client import redis_client
 
 logger = logging.getLogger(__name__)
@@ -85,8 +86,6 @@ def run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
 
 def stamped(event: dict[str, Any]) -> dict[str, Any]:
     """``event`` with ``server_time``: when it left, after its transaction committed."""
-    from tables.selectors.tables import server_time
-
     return {**event, "server_time": server_time()}
 
 
@@ -143,8 +142,43 @@ def _lobby_worthy(event: dict[str, Any]) -> bool:
     return kind in LOBBY_EVENTS or (kind == "card.dealt" and event.get("position") == 1)
 
 
-def user_event(user_id: int, event: dict[str, Any]) -> None:
-    send_on_commit(user_group(user_id), event)
+def user_events_send(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send many personal events (``(user group, event)``) now, concurrently on this process's sender loop:
+    a settlement's thousands must not take seconds. Only groups with a socket in them are sent to (one
+    Redis pipeline per shard asks), since most players of a big round are not watching."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+
+    async def listening(batch: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+        if not all(hasattr(layer, name) for name in ("_group_key", "connection", "consistent_hash")):
+            return batch
+        shards: dict[int, list[int]] = {}
+        for index, (group, _event) in enumerate(batch):
+            shards.setdefault(layer.consistent_hash(group), []).append(index)
+        keep: set[int] = set()
+        for shard, indexes in shards.items():
+            pipe = layer.connection(shard).pipeline(transaction=False)
+            for index in indexes:
+                pipe.zcard(layer._group_key(batch[index][0]))
+            counts = await pipe.execute()
+            keep.update(index for index, count in zip(indexes, counts, strict=True) if count)
+        return [batch[index] for index in sorted(keep)]
+
+    async def send_all() -> None:
+        targets = await listening(messages)
+        limit = asyncio.Semaphore(64)
+
+        async def send(group: str, event: dict[str, Any]) -> None:
+            async with limit:
+                await layer.group_send(group, event)
+
+        results = await asyncio.gather(*(send(g, stamped(e)) for g, e in targets), return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if failures:
+            logger.warning("%d of %d personal events not sent: %r", len(failures), len(targets), failures[0])
+
+    run_async(send_all())
 
 
 # ── bets.totals, throttled ──────────────────────────────────────────────────

@@ -2,7 +2,7 @@
 
 The rules live in ``tables.engine`` (plain Python); these rows persist what
 the engine decides. Round transitions are compare-and-set updates in
-``tables.services.rounds``; bets and their money in ``tables.services.bets``
+``tables.services.rounds``; bets in ``tables.services.placement``, their money in ``tables.services.settlement``
 and ``wallets.services``.
 """
 
@@ -445,8 +445,9 @@ class Bet(models.Model):
         PUSH = "push", "Push"
         REFUNDED = "refunded", "Refunded"
 
-    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets")
+    # Both are the first column of an index below (bet_round_user, bet_user_recent): no index of their own.
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets", db_index=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
     placement = models.ForeignKey(BetPlacement, on_delete=models.PROTECT, related_name="bets")
     type = models.CharField(max_length=16)
     amount = models.DecimalField(max_digits=12, decimal_places=2)
@@ -454,8 +455,18 @@ class Bet(models.Model):
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN)
     # What the player got back (stake + winnings, the stake on a push, 0 on a loss).
     payout = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    # Settlement writes this on every bet of a round in one UPDATE, so it is neither indexed nor a database
+    # foreign key: an updated indexed column would make each row's new version a non-HOT update with index
+    # writes, and a deferred foreign-key check would run once per bet at commit. `reconcile` checks the link
+    # instead (every settled bet's transaction exists and credits what its bets pay).
     settlement_transaction = models.ForeignKey(
-        "wallets.LedgerTransaction", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "wallets.LedgerTransaction",
+        on_delete=models.DO_NOTHING,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
     )
     placed_at = models.DateTimeField(auto_now_add=True)
     settled_at = models.DateTimeField(null=True, blank=True)

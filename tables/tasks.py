@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from celery import shared_task
 from django.utils import timezone
 
+from baccarat_site.celery import app
 from tables import events
 from tables.selectors.tables import due_table_ids
 from tables.services import rounds
@@ -26,7 +26,7 @@ from tables.services import rounds
 ADVANCE_EXPIRES_SECONDS = 30
 
 
-@shared_task(name="tables.tasks.tables_advance", ignore_result=True)
+@app.task(name="tables.tasks.tables_advance", ignore_result=True)
 def tables_advance() -> int:
     """Beat tick: queue an advance for every due table; returns how many were queued."""
     due = due_table_ids(now=timezone.now())
@@ -36,7 +36,7 @@ def tables_advance() -> int:
     return len(due)
 
 
-@shared_task(name="tables.tasks.table_advance", ignore_result=True)
+@app.task(name="tables.tasks.table_advance", ignore_result=True)
 def table_advance(table_id: int) -> list[str]:
     """Advance one table through every due step; chain to its next deadline when it moved."""
     steps, next_at = rounds.table_run(table_id=table_id)

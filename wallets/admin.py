@@ -27,6 +27,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from baccarat_site import money
 from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
 from wallets import selectors, services
@@ -38,7 +39,7 @@ REASON_HELP = "Why, in 5 to 200 characters: kept with the ledger transaction and
 
 
 def _amount(value: Decimal | None) -> str:
-    return "—" if value is None else f"{value:,.2f}"
+    return "—" if value is None else money.display(value)
 
 
 # ── forms of the money actions ─────────────────────────────────────────────────────────────────────
@@ -50,7 +51,7 @@ class MoneyMovementForm(forms.Form):
     amount = forms.DecimalField(
         max_digits=14,
         decimal_places=2,
-        min_value=Decimal("0.01"),
+        min_value=money.CENT,
         max_value=services.MAX_BALANCE,
         help_text="Greater than zero, at most two decimals, e.g. 250.00.",
     )
@@ -62,7 +63,7 @@ class MoneyMovementForm(forms.Form):
     )
 
     def clean_amount(self) -> Decimal:
-        return self.cleaned_data["amount"].quantize(services.CENT)
+        return money.cents(self.cleaned_data["amount"])
 
 
 class AdjustmentForm(MoneyMovementForm):

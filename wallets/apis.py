@@ -1,18 +1,19 @@
 """REST for the caller's wallet and ledger (docs/api.md): GET /api/wallet/, GET /api/wallet/ledger/,
-POST /api/wallet/refill/."""
+(the refill, which needs the tables' minimum stake, is ``baccarat_site.accounts.apis.RefillApi``)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from baccarat_site.api_errors import ERRORS, ErrorSerializer
-from tables.apis import PAGE_PARAMETERS, IsoMillisField, page_of, paginated
-from wallets import selectors, services
+from baccarat_site.api.errors import ERRORS
+from baccarat_site.api.fields import IsoMillisField
+from baccarat_site.api.pagination import PAGE_PARAMETERS, page_of, paginated
+from wallets import selectors
 from wallets.models import LedgerEntry
 
 
@@ -57,23 +58,3 @@ class LedgerApi(APIView):
     def get(self, request: Request) -> Response:
         entries = selectors.ledger_entries(user=request.user)
         return paginated(queryset=entries, serializer_class=self.OutputSerializer, request=request, view=self)
-
-
-class RefillApi(APIView):
-    """Top the caller's play money back up to the starting balance: allowed when the balance is below the smallest
-    minimum stake of the open tables, once an hour. 409 ``refill_not_needed`` / ``refill_too_soon`` (with
-    ``retry_after`` in seconds) otherwise; nothing is written on a refusal."""
-
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        request=None,
-        responses={
-            200: WalletApi.OutputSerializer,
-            401: ERRORS[401],
-            409: OpenApiResponse(ErrorSerializer, description="`refill_not_needed` or `refill_too_soon`."),
-        },
-    )
-    def post(self, request: Request) -> Response:
-        services.wallet_refill(user=request.user)
-        return Response(WalletApi.OutputSerializer(selectors.wallet_balance(user=request.user)).data)

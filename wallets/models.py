@@ -81,7 +81,8 @@ class LedgerTransaction(models.Model):
 
 class LedgerEntry(models.Model):
     transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries")
-    wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries")
+    # ledger_entry_wallet_recent (wallet, -id) serves every lookup by wallet: no index of its own.
+    wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries", db_index=False)
     # Signed: positive credits the wallet, negative debits it.
     amount = models.DecimalField(max_digits=14, decimal_places=2)
     # The wallet's balance right after this entry (player wallets; null on house entries).

@@ -11,19 +11,25 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Min, QuerySet, Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
+from baccarat_site.money import CENT, ZERO, cents
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
-
-ZERO = Decimal("0.00")
-CENT = Decimal("0.01")
 
 
 def wallet_balance(*, user: Any) -> dict[str, Any]:
     """``{"balance": Decimal, "currency": str}``; a player without a wallet yet has 0.00."""
     row = Wallet.objects.filter(user=user).values("balance", "currency").first()
     return row or {"balance": ZERO, "currency": settings.CURRENCY}
+
+
+def balances_of(*, user_ids: Iterable[int]) -> dict[int, Decimal]:
+    """``{user_id: stored balance}`` of these players' wallets, in one query (players without one are left out)."""
+    ids = list(user_ids)
+    if not ids:
+        return {}
+    return dict(Wallet.objects.filter(user_id__in=ids, kind=Wallet.Kind.PLAYER).values_list("user_id", "balance"))
 
 
 def ledger_entries(*, user: Any) -> QuerySet[LedgerEntry]:
@@ -38,7 +44,7 @@ def ledger_entries(*, user: Any) -> QuerySet[LedgerEntry]:
 def house_balance() -> Decimal:
     """The house's balance: the sum of its ledger entries (its row is never updated)."""
     total = LedgerEntry.objects.filter(wallet__kind=Wallet.Kind.HOUSE).aggregate(total=Sum("amount"))["total"]
-    return (total or ZERO).quantize(Decimal("0.01"))
+    return cents(total)
 
 
 def wallet_ledger_balances(*, wallet_ids: Iterable[int]) -> dict[int, Decimal]:
@@ -57,7 +63,7 @@ def wallet_ledger_balances(*, wallet_ids: Iterable[int]) -> dict[int, Decimal]:
             .values_list("wallet_id", "total")
             .order_by()
         )
-        balances.update({wallet_id: total.quantize(CENT) for wallet_id, total in rows})
+        balances.update({wallet_id: cents(total) for wallet_id, total in rows})
     return balances
 
 
@@ -69,7 +75,7 @@ def wallet_ledger_balance(*, wallet: Wallet) -> Decimal:
 def money_in_play() -> Decimal:
     """Sum of every player's stored balance plus the house's derived one: always 0.00 in a sound ledger."""
     players = Wallet.objects.filter(kind=Wallet.Kind.PLAYER).aggregate(total=Sum("balance"))["total"] or ZERO
-    return (players + house_balance()).quantize(Decimal("0.01"))
+    return cents(players + house_balance())
 
 
 @dataclass
@@ -221,21 +227,6 @@ def starting_balance() -> Decimal:
     return Decimal(str(getattr(settings, "STARTING_BALANCE", "1000.00"))).quantize(CENT)
 
 
-def table_minimum_stake() -> Decimal:
-    """The smallest minimum stake a player can bet: over the open tables' variants, or over every table's when
-    none is open (a pause must not turn a small balance into a refill), or 0.01 when there are no tables."""
-    from tables.models import Table, VariantBet
-
-    for statuses in ([Table.Status.OPEN], None):
-        bets = VariantBet.objects.filter(variant__tables__isnull=False)
-        if statuses is not None:
-            bets = bets.filter(variant__tables__status__in=statuses)
-        smallest = bets.aggregate(smallest=Min("min_stake"))["smallest"]
-        if smallest is not None:
-            return smallest.quantize(CENT)
-    return CENT
-
-
 def wallet_last_refill_at(*, user: Any) -> datetime | None:
     """When the player last refilled (None: never)."""
     return (
@@ -264,13 +255,16 @@ class RefillStatus:
         return self.refusal is None
 
 
-def wallet_refill_status(*, user: Any, balance: Decimal | None = None, now: datetime | None = None) -> RefillStatus:
-    """The refill rules, read: a balance below the smallest table minimum (and below the starting balance) may be
+def wallet_refill_status(
+    *, user: Any, minimum_stake: Decimal, balance: Decimal | None = None, now: datetime | None = None
+) -> RefillStatus:
+    """The refill rules, read: a balance below ``minimum_stake`` (the smallest stake a player can bet, which
+    the tables know: ``tables.selectors.tables.table_minimum_stake``) and below the starting balance may be
     topped up to the starting balance, at most once per :data:`REFILL_INTERVAL`. ``balance`` is the locked
     wallet's when the refill service asks; otherwise the stored one."""
     if balance is None:
         balance = wallet_balance(user=user)["balance"]
-    minimum, starting = table_minimum_stake(), starting_balance()
+    minimum, starting = minimum_stake, starting_balance()
     if balance >= minimum or balance >= starting:
         return RefillStatus(balance, minimum, starting, "refill_not_needed", None)
     last = wallet_last_refill_at(user=user)

@@ -23,26 +23,24 @@ its own ``transaction.atomic`` block.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from baccarat_site import money
 from baccarat_site.audit import audit
+from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError
 from wallets import selectors
 from wallets.models import LedgerTransaction, Wallet
 
-CENT = Decimal("0.01")
 # wallets_wallet.balance / wallets_ledgerentry.amount are numeric(14, 2).
 MAX_BALANCE = Decimal("999999999999.99")
-_AMOUNT_RE = re.compile(r"^[0-9]{1,12}(\.[0-9]{1,2})?$")
 
 
 class InvalidAmount(DomainError):
@@ -61,44 +59,20 @@ class MissingReason(DomainError):
     code = "reason_required"
 
 
-def money(value: Any) -> Decimal:
-    """A positive amount of at most two decimals that fits a wallet, as a 2-place Decimal.
+def positive_amount(value: Any) -> Decimal:
+    """A positive amount that fits a wallet, as a 2-place Decimal, or :class:`InvalidAmount`.
 
-    Accepts a ``Decimal``, an ``int`` or a plain decimal string ("10", "10.5", "10.50");
+    Accepts a ``Decimal``, an ``int`` or a plain decimal string ("10", "10.5", "10.50", a full match);
     refuses floats, NaN, infinities, exponents, signs and anything else.
     """
-    if isinstance(value, bool):
-        raise InvalidAmount('An amount must be a number of chips, like "10.00".')
-    if isinstance(value, int):
-        value = Decimal(value)
-    if isinstance(value, str):
-        if not _AMOUNT_RE.match(value):
-            raise InvalidAmount(f"{value[:40]!r} is not an amount: use digits with at most two decimals.")
-        value = Decimal(value)
-    if not isinstance(value, Decimal):
-        raise InvalidAmount('An amount must be a decimal string with at most two decimals, like "10.00".')
-    try:
-        if not value.is_finite() or value != value.quantize(CENT):
-            raise InvalidAmount("An amount must be finite with at most two decimals.")
-    except InvalidOperation:
-        raise InvalidAmount("An amount must be finite with at most two decimals.") from None
-    if value <= 0:
+    amount = money.parse_amount(value, money.WALLET_PATTERN) if isinstance(value, str) else money.to_amount(value)
+    if amount is None:
+        raise InvalidAmount(f"{str(value)[:40]!r} is not an amount: use digits with at most two decimals.")
+    if amount <= 0:
         raise InvalidAmount("An amount must be greater than zero.")
-    if value > MAX_BALANCE:
+    if amount > MAX_BALANCE:
         raise InvalidAmount("That amount is larger than any wallet can hold.")
-    return value.quantize(CENT)
-
-
-@contextmanager
-def prepared_cursor() -> Iterator[Any]:
-    """A cursor on the default connection that binds parameters server-side, so a statement run
-    again on the same (pooled) connection is a prepared statement: the hot paths (a confirm, a
-    ledger post) skip planning. Errors come out as Django's database exceptions."""
-    from psycopg import Cursor
-
-    connection.ensure_connection()
-    with connection.wrap_database_errors, Cursor(connection.connection) as cursor:
-        yield cursor
+    return amount
 
 
 def house_wallet() -> Wallet:
@@ -195,7 +169,9 @@ def wallet_post(
         raise InvalidAmount("A ledger movement cannot be zero.")
     new_balance = wallet.balance + amount
     if new_balance < 0:
-        raise InsufficientFunds(f"The wallet holds {wallet.balance:,.2f}, not enough for {-amount:,.2f}.")
+        raise InsufficientFunds(
+            f"The wallet holds {money.display(wallet.balance)}, not enough for {money.display(-amount)}."
+        )
     if new_balance > MAX_BALANCE:
         raise BalanceLimit("That would take the wallet past the largest balance it can hold.")
     house_id = getattr(wallet, "house_id", None) or house_wallet().pk
@@ -225,7 +201,7 @@ def wallet_deposit(
     *, user: Any, amount: Decimal | str | int, reason: str, reference: str = "", actor: Any = None
 ) -> LedgerTransaction:
     """Credit play money to a player (from the house); audited as ``wallet.deposit``."""
-    value = money(amount)
+    value = positive_amount(amount)
     return _operator_move(
         user=user,
         amount=value,
@@ -243,7 +219,7 @@ def wallet_withdraw(
 ) -> LedgerTransaction:
     """Debit a player's wallet back to the house; refused (:class:`InsufficientFunds`, nothing written)
     when the balance does not cover it. Audited as ``wallet.withdraw``."""
-    value = money(amount)
+    value = positive_amount(amount)
     return _operator_move(
         user=user,
         amount=-value,
@@ -263,7 +239,7 @@ def wallet_adjust(
     them, refused like a withdrawal when the balance does not cover it). Audited as ``wallet.adjust``."""
     if not isinstance(amount, Decimal):
         raise InvalidAmount("An adjustment is a signed Decimal.")
-    value = money(abs(amount))
+    value = positive_amount(abs(amount))
     return _operator_move(
         user=user,
         amount=value if amount > 0 else -value,
@@ -315,23 +291,42 @@ class Credit:
     balance: Decimal
 
 
+_CREDIT_MANY = """
+WITH v AS (
+    SELECT v.*, nextval(pg_get_serial_sequence('wallets_ledgertransaction', 'id')) AS txn
+    FROM unnest(%(wallets)s::bigint[], %(users)s::bigint[], %(amounts)s::numeric[], %(balances)s::numeric[])
+        AS v(wallet_id, user_id, amount, balance)
+), t AS (
+    INSERT INTO wallets_ledgertransaction (id, kind, reference, reason, actor_id, created_at)
+    SELECT txn, %(kind)s, %(reference)s, %(reason)s, NULL, %(now)s FROM v
+), e AS (
+    INSERT INTO wallets_ledgerentry (transaction_id, wallet_id, amount, balance_after, created_at)
+    SELECT txn, wallet_id, amount, balance, %(now)s FROM v
+    UNION ALL
+    SELECT txn, %(house)s, -amount, NULL, %(now)s FROM v
+)
+UPDATE wallets_wallet AS w SET balance = v.balance FROM v WHERE w.id = v.wallet_id
+RETURNING v.user_id, v.txn
+"""
+
+
 @transaction.atomic
 def wallets_credit_many(
     *, credits: Mapping[int, Decimal], kind: str, reference: str, reason: str = ""
 ) -> dict[int, Credit]:
     """Credit many players at once (settlement payouts, refunds): ``{user_id: amount > 0}``.
 
-    One ledger transaction per player (the player's entry against the house's),
-    written in bulk: the wallets are locked in primary-key order with one
-    ``SELECT … FOR UPDATE``, then one INSERT for the transactions, one for the
-    entries and one UPDATE for the balances. Returns ``{user_id: Credit}``.
+    One ledger transaction per player (the player's entry against the house's), in two statements
+    whatever the number of players: the wallets are locked in primary-key order with one
+    ``SELECT … FOR UPDATE`` (so two settlements never deadlock), then one statement writes every
+    transaction, both entries of each and the new balances. Returns ``{user_id: Credit}``.
     """
-    credits = {int(uid): Decimal(amount) for uid, amount in credits.items()}
-    if not credits:
+    amounts_of = {int(uid): money.to_amount(amount) for uid, amount in credits.items()}
+    if not amounts_of:
         return {}
-    if any(amount <= 0 or amount != amount.quantize(CENT) for amount in credits.values()):
+    if any(amount is None or amount <= 0 for amount in amounts_of.values()):
         raise InvalidAmount("Credits must be positive amounts with at most two decimals.")
-    user_ids = sorted(credits)
+    user_ids = sorted(amounts_of)
     house_id = house_wallet().pk
     with prepared_cursor() as cursor:
         rows = _lock_wallets(cursor, user_ids)
@@ -345,41 +340,39 @@ def wallets_credit_many(
             if len(rows) != len(user_ids):
                 raise DomainError("Cannot credit a user that does not exist.")
         wallet_ids: list[int] = []
-        balances: list[Decimal] = []
+        users: list[int] = []
         amounts: list[Decimal] = []
+        balances: list[Decimal] = []
         for wallet_id, user_id, balance in rows:
-            amount = credits[user_id]
+            amount = amounts_of[user_id]
+            assert amount is not None
             new_balance = balance + amount
             if new_balance > MAX_BALANCE:
                 raise BalanceLimit(f"Crediting user {user_id} would exceed the largest balance a wallet holds.")
             wallet_ids.append(wallet_id)
+            users.append(user_id)
             amounts.append(amount)
             balances.append(new_balance)
-        now = timezone.now()
-        count = len(wallet_ids)
         cursor.execute(
-            "INSERT INTO wallets_ledgertransaction (kind, reference, reason, actor_id, created_at)"
-            " SELECT %s, %s, %s, NULL, %s FROM generate_series(1, %s) RETURNING id",
-            [kind, reference[:80], reason[:200], now, count],
+            _CREDIT_MANY,
+            {
+                "wallets": wallet_ids,
+                "users": users,
+                "amounts": amounts,
+                "balances": balances,
+                "kind": kind,
+                "reference": reference[:80],
+                "reason": reason[:200],
+                "now": timezone.now(),
+                "house": house_id,
+            },
         )
-        # The transactions are identical, so any one-to-one pairing with the wallets is right.
-        txn_ids = [row[0] for row in cursor.fetchall()]
-        cursor.execute(
-            "INSERT INTO wallets_ledgerentry (transaction_id, wallet_id, amount, balance_after, created_at)"
-            " SELECT t, w, a, b, %s FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %s::numeric[])"
-            " AS v(t, w, a, b)"
-            " UNION ALL"
-            " SELECT t, %s, -a, NULL, %s FROM unnest(%s::bigint[], %s::numeric[]) AS h(t, a)",
-            [now, txn_ids, wallet_ids, amounts, balances, house_id, now, txn_ids, amounts],
-        )
-        cursor.execute(
-            "UPDATE wallets_wallet AS w SET balance = v.balance"
-            " FROM unnest(%s::bigint[], %s::numeric[]) AS v(id, balance) WHERE w.id = v.id",
-            [wallet_ids, balances],
-        )
+        transactions = dict(cursor.fetchall())
+    if len(transactions) != len(users):
+        raise RuntimeError(f"credited {len(transactions)} of {len(users)} wallets")
     return {
-        user_id: Credit(transaction_id=txn_id, balance=balance)
-        for (_wallet_id, user_id, _old), txn_id, balance in zip(rows, txn_ids, balances, strict=True)
+        user_id: Credit(transaction_id=transactions[user_id], balance=balance)
+        for user_id, balance in zip(users, balances, strict=True)
     }
 
 
@@ -426,7 +419,7 @@ def wallet_open_player(*, user: Any) -> LedgerTransaction:
         return done
     txn_id = wallet_post(
         wallet=wallet,
-        amount=money(selectors.starting_balance()),
+        amount=positive_amount(selectors.starting_balance()),
         kind=LedgerTransaction.Kind.DEPOSIT,
         reference=reference,
         reason="Starting play money",
@@ -435,20 +428,20 @@ def wallet_open_player(*, user: Any) -> LedgerTransaction:
 
 
 @transaction.atomic
-def wallet_refill(*, user: Any) -> LedgerTransaction:
+def wallet_refill(*, user: Any, minimum_stake: Decimal) -> LedgerTransaction:
     """Top a player's play money back up to the starting balance, from the house.
 
-    Allowed when the balance is below the smallest minimum stake of the open tables
-    (:func:`wallets.selectors.table_minimum_stake`) and the last refill was at least an hour ago; refused
+    Allowed when the balance is below ``minimum_stake`` (the smallest stake a player can bet, which the
+    tables know) and the last refill was at least an hour ago; refused
     otherwise with :class:`RefillNotNeeded` or :class:`RefillTooSoon` (409, nothing written). The rules are
     read under the wallet's row lock, so two refills at once credit once: the second sees the first's balance.
     """
     wallet = wallet_lock(user=user)
-    status = selectors.wallet_refill_status(user=user, balance=wallet.balance)
+    status = selectors.wallet_refill_status(user=user, minimum_stake=minimum_stake, balance=wallet.balance)
     if status.refusal == "refill_not_needed":
         raise RefillNotNeeded(
-            f"A refill is for a balance below the smallest table minimum ({status.minimum:,.2f}); "
-            f"this wallet holds {wallet.balance:,.2f}."
+            f"A refill is for a balance below the smallest table minimum ({money.display(status.minimum)}); "
+            f"this wallet holds {money.display(wallet.balance)}."
         )
     if status.refusal == "refill_too_soon":
         minutes = math.ceil(status.retry_after / 60)

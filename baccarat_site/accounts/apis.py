@@ -1,16 +1,20 @@
-"""POST /api/auth/token/: an API token for a username and password (counted by the login throttle)."""
+"""POST /api/auth/token/: an API token for a username and password (counted by the login throttle);
+POST /api/wallet/refill/: the play-money refill, a rule of the account that reads the tables' minimum stake."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from baccarat_site.accounts import services
 from baccarat_site.accounts.services import api_token_issue
-from baccarat_site.api_errors import BODY_ERRORS, ErrorSerializer
+from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
+from wallets.apis import WalletApi
+from wallets.selectors import wallet_balance
 
 
 class TokenApi(APIView):
@@ -47,3 +51,23 @@ class TokenApi(APIView):
             password=credentials.validated_data["password"],
         )
         return Response(self.OutputSerializer({"token": token.key, "expires_at": expires_at}).data)
+
+
+class RefillApi(APIView):
+    """Top the caller's play money back up to the starting balance: allowed when the balance is below the smallest
+    minimum stake of the open tables, once an hour. 409 ``refill_not_needed`` / ``refill_too_soon`` (with
+    ``retry_after`` in seconds) otherwise; nothing is written on a refusal."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: WalletApi.OutputSerializer,
+            401: ERRORS[401],
+            409: OpenApiResponse(ErrorSerializer, description="`refill_not_needed` or `refill_too_soon`."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        services.player_refill(user=request.user)
+        return Response(WalletApi.OutputSerializer(wallet_balance(user=request.user)).data)

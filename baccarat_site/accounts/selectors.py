@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from baccarat_site.accounts.models import Profile
-from tables.engine import format_money
-from wallets.selectors import wallet_balance
+from baccarat_site.money import display
+from tables.selectors.tables import table_minimum_stake
+from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
 
 def profile_of(*, user: Any) -> Profile:
@@ -25,9 +29,15 @@ def account_header(*, user: Any) -> AccountHeader:
     """What every page's header shows a signed-in player: the balance and the sound preference."""
     profile = Profile.objects.filter(user=user).values("sound").first()
     return AccountHeader(
-        balance=format_money(wallet_balance(user=user)["balance"]),
+        balance=display(wallet_balance(user=user)["balance"]),
         sound="on" if profile and profile["sound"] else "off",
     )
+
+
+def refill_status(*, user: Any) -> RefillStatus:
+    """Whether the player may refill now (``wallets.selectors.wallet_refill_status``, against the smallest
+    stake the tables take)."""
+    return wallet_refill_status(user=user, minimum_stake=table_minimum_stake())
 
 
 def session_user(*, session_key: str | None) -> Any | None:
@@ -44,5 +54,6 @@ def session_user(*, session_key: str | None) -> Any | None:
     class _Request:
         session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
 
-    user = auth.get_user(_Request())  # the backend refuses inactive users; the hash check catches the rest
+    # get_user reads only request.session. The backend refuses inactive users; the hash check catches the rest.
+    user = auth.get_user(cast("HttpRequest", _Request()))
     return user if user.is_authenticated else None

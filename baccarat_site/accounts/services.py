@@ -14,7 +14,9 @@ from rest_framework.authtoken.models import Token
 from baccarat_site.accounts.models import Profile
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.errors import Conflict, DomainError
-from wallets.services import wallet_open_player
+from tables.selectors.tables import table_minimum_stake
+from wallets.models import LedgerTransaction
+from wallets.services import wallet_open_player, wallet_refill
 
 LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
 
@@ -73,3 +75,9 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
             token.delete()
             token = Token.objects.create(user=user)
     return token, token_expires_at(token.created)
+
+
+def player_refill(*, user: Any) -> LedgerTransaction:
+    """Top the player's play money back up (``wallets.services.wallet_refill``), when their balance is below
+    the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``)."""
+    return wallet_refill(user=user, minimum_stake=table_minimum_stake())

@@ -4,12 +4,14 @@ and the two small endpoints the header's language switcher and a table's sound b
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -22,12 +24,13 @@ from django.views.i18n import set_language as django_set_language
 from baccarat_site.accounts import selectors, services
 from baccarat_site.accounts.forms import LoginForm, PasswordChangeForm, PreferencesForm, ProfileForm, SignupForm
 from baccarat_site.errors import DomainError
-from tables.engine import format_money
+from baccarat_site.money import display
 from wallets import selectors as wallet_selectors
-from wallets import services as wallet_services
+
+_Response = TypeVar("_Response", bound=HttpResponseBase)
 
 
-def remember_language(response: HttpResponseBase, language: str) -> HttpResponseBase:
+def remember_language(response: _Response, language: str) -> _Response:
     """Make ``language`` the one the casino speaks from the next request on (the cookie LocaleMiddleware reads,
     set as Django's set_language sets it); ``""`` (the browser's language) forgets the choice."""
     if not language:
@@ -53,7 +56,7 @@ class LoginView(auth_views.LoginView):
     form_class = LoginForm
     redirect_authenticated_user = True
 
-    def form_valid(self, form: LoginForm) -> HttpResponse:
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
         response = super().form_valid(form)
         language = selectors.profile_of(user=form.get_user()).language
         return remember_language(response, language) if language else response
@@ -75,7 +78,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect("lobby")
-    starting = format_money(wallet_selectors.starting_balance())
+    starting = display(wallet_selectors.starting_balance())
     return render(request, "accounts/signup.html", {"form": form, "starting_balance": starting})
 
 
@@ -89,14 +92,14 @@ def profile(request: HttpRequest) -> HttpResponse:
         response = remember_language(redirect("profile"), language)
         messages.success(request, _("Your preferences are saved."))
         return response
-    refill = wallet_selectors.wallet_refill_status(user=request.user)
+    refill = selectors.refill_status(user=request.user)
     return render(
         request,
         "accounts/profile.html",
         {
             "form": form,
             "refill": refill,
-            "refill_amount": format_money(refill.starting),
+            "refill_amount": display(refill.starting),
             "refill_refusal": _refusal_text(refill.refusal, refill),
         },
     )
@@ -106,12 +109,12 @@ def profile(request: HttpRequest) -> HttpResponse:
 @require_POST
 def refill(request: HttpRequest) -> HttpResponse:
     try:
-        wallet_services.wallet_refill(user=request.user)
+        services.player_refill(user=request.user)
     except DomainError as error:
-        status = wallet_selectors.wallet_refill_status(user=request.user)
+        status = selectors.refill_status(user=request.user)
         messages.error(request, _refusal_text(error.code, status) or _("The refill was refused."))
     else:
-        balance = format_money(wallet_selectors.wallet_balance(user=request.user)["balance"])
+        balance = display(wallet_selectors.wallet_balance(user=request.user)["balance"])
         messages.success(request, _("Your play money is back to %(amount)s.") % {"amount": balance})
     return redirect("profile")
 
@@ -119,7 +122,7 @@ def refill(request: HttpRequest) -> HttpResponse:
 def _refusal_text(code: str | None, status: wallet_selectors.RefillStatus) -> str:
     if code == "refill_not_needed":
         return _("A refill is for a balance below the smallest table minimum (%(minimum)s).") % {
-            "minimum": format_money(status.minimum)
+            "minimum": display(status.minimum)
         }
     if code == "refill_too_soon":
         minutes = math.ceil((status.retry_after or 60) / 60)

@@ -4,7 +4,7 @@ Cards and dealing (``cards``, ``tableau``), payouts (``payouts``), limits (``lim
 shoe (``fair``, ``shoe``), exact odds (``odds``) and scoreboard roads (``roads``). docs/rules.md is the spec.
 """
 
-from .bets import BET_TYPES, MODES, format_money
+from .bets import BET_TYPES, MODES
 from .cards import RANKS, SUITS, Card, Rank, Suit, parse_cards
 from .display import chip_denominations, odds_label, payout_label, payout_labels
 from .fair import ALGORITHM, commitment, new_server_seed, shuffled_cards, verify_dealt, verify_shoe
@@ -47,7 +47,6 @@ __all__ = [
     "commitment",
     "deal_round",
     "expected_returns",
-    "format_money",
     "hand_total",
     "house_edges",
     "new_server_seed",

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Final
 
-from .bets import BET_TYPES, format_money, to_amount
+from baccarat_site.money import display, to_amount
+
+from .bets import BET_TYPES
 
 #: The two sides whose stakes the Player/Banker difference limit compares.
 PB_SIDES: Final = ("player", "banker")
@@ -183,15 +185,15 @@ def validate_bets(
             high = total
         if total < low:
             violations.append(
-                BetViolation("below_min", bet_type, f"The minimum {bet_type} stake is {format_money(low)}.", low)
+                BetViolation("below_min", bet_type, f"The minimum {bet_type} stake is {display(low)}.", low)
             )
         elif total > high:
             violations.append(
                 BetViolation(
                     "above_max",
                     bet_type,
-                    f"The maximum {bet_type} stake in a round is {format_money(high)}"
-                    f" (this would make it {format_money(total)}).",
+                    f"The maximum {bet_type} stake in a round is {display(high)}"
+                    f" (this would make it {display(total)}).",
                     high,
                 )
             )
@@ -210,7 +212,7 @@ def validate_bets(
                     "pb_difference_limit",
                     side,
                     "The difference between Banker and Player stakes may be at most"
-                    f" {format_money(limits.pb_difference)} (this would make it {format_money(diff)}).",
+                    f" {display(limits.pb_difference)} (this would make it {display(diff)}).",
                     limits.pb_difference,
                 )
             )

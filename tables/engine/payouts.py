@@ -11,7 +11,9 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal, NamedTuple
 
-from .bets import CENT, cents_down, check_bet_type, check_mode, to_amount
+from baccarat_site.money import ZERO, cents_down, to_amount
+
+from .bets import check_bet_type, check_mode
 from .tableau import RoundResult, Winner
 
 Outcome = Literal["won", "lost", "push"]
@@ -221,7 +223,7 @@ def settle_facts(
         return outcome, amount + cents_down(amount * odds)
     if outcome == "push":
         return outcome, amount
-    return outcome, Decimal(0).quantize(CENT)
+    return outcome, ZERO
 
 
 def settle_outcome(

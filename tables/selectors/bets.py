@@ -57,7 +57,8 @@ def round_bets_of(*, round_id: int, user: Any) -> list[Bet]:
 def round_with_bets(*, round_id: int, user: Any) -> dict[str, Any]:
     """A round's public facts (cards, totals, winner, flags; nothing more while betting is open)
     and only the caller's bets with their payouts. Raises ``round_not_found``."""
-    from tables.selectors.tables import iso, round_detail
+    from baccarat_site.clock import iso
+    from tables.selectors.tables import round_detail
 
     round_ = (
         Round.objects.select_related("shoe", "table__variant").filter(pk=round_id).first()

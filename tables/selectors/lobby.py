@@ -14,10 +14,12 @@ from typing import Any
 
 from django.db.models import Max, Min
 
-from tables.engine import format_money
+from baccarat_site import money
+from baccarat_site.clock import iso, server_time
+from baccarat_site.money import display
 from tables.models import Round, Shoe, Table, VariantBet
 from tables.presence import player_counts
-from tables.selectors.tables import RESULT_STATES, iso, money, server_time
+from tables.selectors.tables import RESULT_STATES
 
 #: The tile's roads keep the newest columns only: enough for a small board, and a snapshot of many tables stays small.
 BEAD_COLUMNS = 6
@@ -87,10 +89,10 @@ def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
     """A tile for every table (or for those of ``table_ids``), in table order."""
     from tables.engine import roads
 
-    tables = Table.objects.select_related("variant").order_by("id")
+    query = Table.objects.select_related("variant").order_by("id")
     if table_ids is not None:
-        tables = tables.filter(pk__in=table_ids)
-    tables = list(tables)
+        query = query.filter(pk__in=table_ids)
+    tables = list(query)
     if not tables:
         return []
     ids = [table.pk for table in tables]
@@ -135,10 +137,10 @@ def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
                 "status": table.status,
                 "status_reason": table.status_reason or None,
                 "limits": {
-                    "min": money(low),
-                    "max": money(high),
-                    "min_label": format_money(low) if low is not None else None,
-                    "max_label": format_money(high) if high is not None else None,
+                    "min": money.text_or_none(low),
+                    "max": money.text_or_none(high),
+                    "min_label": display(low) if low is not None else None,
+                    "max_label": display(high) if high is not None else None,
                 },
                 "betting_seconds": table.betting_seconds,
                 "shoe_number": shoe.number if shoe is not None else None,

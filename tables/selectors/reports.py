@@ -37,10 +37,9 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from baccarat_site.money import CENT, ZERO, cents
 from tables.models import Bet, Round, Table
 
-ZERO = Decimal("0.00")
-CENT = Decimal("0.01")
 SETTLED_BET_STATES = (Bet.Status.WON, Bet.Status.LOST, Bet.Status.PUSH)
 LIVE_ROUND_STATES = (
     Round.State.BETTING,
@@ -76,10 +75,6 @@ def percent(part: Decimal | Fraction, whole: Decimal | Fraction) -> Decimal | No
         return None
     ratio = Fraction(part) / Fraction(whole) * 100
     return (Decimal(ratio.numerator) / Decimal(ratio.denominator)).quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def _money(value: Decimal | None) -> Decimal:
-    return (value or ZERO).quantize(CENT)
 
 
 # ── house edges (theoretical hold) ──────────────────────────────────────────
@@ -344,7 +339,7 @@ def ggr_by_table(start: datetime, end: datetime) -> dict[int, Decimal]:
         .annotate(turnover=Sum("amount"), payouts=Sum("payout"))
         .order_by()
     )
-    return {row["round__table_id"]: _money(row["turnover"]) - _money(row["payouts"]) for row in rows}
+    return {row["round__table_id"]: cents(row["turnover"]) - cents(row["payouts"]) for row in rows}
 
 
 @dataclass
@@ -405,10 +400,10 @@ def table_day_report(*, date_from: date, date_to: date, table_id: int | None = N
     for b in bet_rows:
         d = row(b["round__table_id"], b["day"])
         d.bets += b["bets"]
-        d.turnover += _money(b["turnover"])
-        d.payouts += _money(b["payouts"])
+        d.turnover += cents(b["turnover"])
+        d.payouts += cents(b["payouts"])
         key = (b["type"], edge_mode(b["type"], b["mode"]))
-        d.stakes[key] = d.stakes.get(key, ZERO) + _money(b["turnover"])
+        d.stakes[key] = d.stakes.get(key, ZERO) + cents(b["turnover"])
     tables = Table.objects.select_related("variant").in_bulk({t for t, _ in days})
     for (table, _day), d in days.items():
         t = tables[table]
@@ -499,20 +494,20 @@ def player_day_report(*, date_from: date, date_to: date, username: str | None = 
     balance: dict[int, Decimal] = {}
     for r in rows:  # by wallet, then day: each day opens where the previous one closed
         wallet = r["wallet_id"]
-        opening = balance.get(wallet, _money(openings.get(wallet)))
+        opening = balance.get(wallet, cents(openings.get(wallet)))
         out.append(
             PlayerDay(
                 day=r["day"],
                 wallet_id=wallet,
                 username=r["wallet__user__username"],
                 opening=opening,
-                stakes=-_money(r["stakes"]),
-                payouts=_money(r["payouts"]),
-                refunds=_money(r["refunds"]),
-                other=_money(r["other"]),
+                stakes=-cents(r["stakes"]),
+                payouts=cents(r["payouts"]),
+                refunds=cents(r["refunds"]),
+                other=cents(r["other"]),
             )
         )
-        balance[wallet] = opening + _money(r["net"])
+        balance[wallet] = opening + cents(r["net"])
     return sorted(out, key=lambda p: (p.day, p.username, p.wallet_id))
 
 
@@ -576,10 +571,10 @@ def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
         if round_ is not None:
             round_.table = table  # the variant is already loaded
             per_type = stakes.get(round_.pk, {})
-            row.stakes = sorted(((t, _money(a)) for t, a in per_type.items()), key=lambda s: order.get(s[0], 99))
+            row.stakes = sorted(((t, cents(a)) for t, a in per_type.items()), key=lambda s: order.get(s[0], 99))
             row.players = players.get(round_.pk, 0)
             bets = open_bets.get(round_.pk, [])
-            row.open_stakes = _money(sum((a * n for _t, _m, a, n in bets), ZERO))
+            row.open_stakes = cents(sum((a * n for _t, _m, a, n in bets), ZERO))
             if round_.state in LIVE_ROUND_STATES:
                 row.exposure = round_exposure(round_, bets)
             if round_.state == Round.State.BETTING:

@@ -12,6 +12,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from baccarat_site.money import display
 from tables.engine import (
     BET_TYPES,
     DEFAULT_PAYTABLE,
@@ -19,7 +20,6 @@ from tables.engine import (
     Limits,
     Paytable,
     bet_distributions,
-    format_money,
     odds_label,
     payout_label,
 )
@@ -116,8 +116,8 @@ def _paytable_rows(paytable: Paytable, limits: Limits) -> list[dict[str, Any]]:
                 "no_commission": payout_label(bet_type, paytable, "no_commission"),
                 # Only Banker is paid differently in the two modes.
                 "by_mode": bet_type == "banker",
-                "min": format_money(low),
-                "max": format_money(high),
+                "min": display(low),
+                "max": display(high),
                 "last_round": limits.unavailable_after.get(bet_type),
             }
         )
@@ -155,7 +155,7 @@ def _page(*, decks: int, paytable: Paytable, limits: Limits) -> dict[str, Any]:
     pb = limits.pb_difference
     example = None
     if pb is not None and pb > 0 and {"player", "banker"} <= offered:
-        example = {"limit": format_money(pb), "player": format_money(pb), "banker": format_money(pb * 2)}
+        example = {"limit": display(pb), "player": display(pb), "banker": display(pb * 2)}
     return {
         "decks": decks,
         "terms": _terms(paytable),
@@ -168,7 +168,7 @@ def _page(*, decks: int, paytable: Paytable, limits: Limits) -> dict[str, Any]:
         "cutoffs": cutoffs,
         "cutoff_example": {"last": cutoffs[0], "next": cutoffs[0] + 1} if cutoffs else None,
         "pb_example": example,
-        "pb_limit": None if pb is None else format_money(pb),
+        "pb_limit": None if pb is None else display(pb),
     }
 
 

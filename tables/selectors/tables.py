@@ -6,40 +6,22 @@ commitment, and a finished shoe's revealed seed.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, Sum
-from django.utils import timezone
+from django.db.models import Count, Min, Sum
 
+from baccarat_site import money
+from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
-from tables.models import Bet, Round, Shoe, Table
+from tables.models import Bet, Round, Shoe, Table, VariantBet
 
-CENT = Decimal("0.01")
 FINAL_STATES = ("settled", "cancelled")
 RESULT_STATES = ("result", "settled")
 
 
 # ── formatting ──────────────────────────────────────────────────────────────
-
-
-def money(value: Decimal | str | int | None) -> str | None:
-    """Money as docs/api.md wants it: a string with two decimals."""
-    if value is None:
-        return None
-    return str(Decimal(value).quantize(CENT))
-
-
-def iso(value: datetime | None) -> str | None:
-    """ISO 8601 UTC with milliseconds, e.g. ``2026-01-02T03:04:05.678Z``."""
-    if value is None:
-        return None
-    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def server_time() -> str:
-    return iso(timezone.now())  # type: ignore[return-value]
 
 
 # ── pieces ──────────────────────────────────────────────────────────────────
@@ -50,7 +32,7 @@ def _limits(table: Table) -> dict[str, dict[str, str]]:
 
     limits = table.variant.limits_dict()["per_type"]
     return {
-        bet_type: {"min": money(limits[bet_type]["min"]), "max": money(limits[bet_type]["max"])}
+        bet_type: {"min": money.text(limits[bet_type]["min"]), "max": money.text(limits[bet_type]["max"])}
         for bet_type in BET_TYPES
         if bet_type in limits
     }
@@ -71,7 +53,7 @@ def _table_row(table: Table, round_: Round | None) -> dict[str, Any]:
         "decks": table.variant.decks,
         "betting_seconds": table.betting_seconds,
         "limits": _limits(table),
-        "pb_difference_limit": money(table.variant.pb_difference_limit),
+        "pb_difference_limit": money.text_or_none(table.variant.pb_difference_limit),
         "round": _round_brief(round_),
     }
 
@@ -164,8 +146,10 @@ def round_limits(round_: Round) -> dict[str, Any]:
     """The limits a round opened with (its terms): ``{"per_type": {bet: {min, max}}, "pb_difference": …}``."""
     limits = round_.terms["limits"] if round_.terms else round_.table.variant.limits_dict()
     return {
-        "per_type": {t: {"min": money(v["min"]), "max": money(v["max"])} for t, v in limits["per_type"].items()},
-        "pb_difference": money(limits["pb_difference"]) if limits.get("pb_difference") is not None else None,
+        "per_type": {
+            t: {"min": money.text(v["min"]), "max": money.text(v["max"])} for t, v in limits["per_type"].items()
+        },
+        "pb_difference": money.text_or_none(limits.get("pb_difference")),
     }
 
 
@@ -203,7 +187,7 @@ def round_bet_totals(round_id: int) -> dict[str, Any]:
         .annotate(amount=Sum("amount"), players=Count("user", distinct=True))
         .order_by("type")
     )
-    totals = {row["type"]: {"amount": money(row["amount"]), "players": row["players"]} for row in rows}
+    totals = {row["type"]: {"amount": money.text_or_none(row["amount"]), "players": row["players"]} for row in rows}
     players = (
         Bet.objects.filter(round_id=round_id).exclude(status=Bet.Status.REFUNDED).values("user").distinct().count()
     )
@@ -262,7 +246,7 @@ def table_detail(table_id: int) -> dict[str, Any]:
 def user_balance(user: Any) -> str | None:
     from wallets.selectors import wallet_balance
 
-    return money(wallet_balance(user=user)["balance"])
+    return money.text_or_none(wallet_balance(user=user)["balance"])
 
 
 def user_round_bets(user: Any, round_id: int) -> list[dict[str, Any]]:
@@ -271,10 +255,10 @@ def user_round_bets(user: Any, round_id: int) -> list[dict[str, Any]]:
         {
             "id": bet.pk,
             "type": bet.type,
-            "amount": money(bet.amount),
+            "amount": money.text_or_none(bet.amount),
             "mode": bet.mode,
             "status": bet.status,
-            "payout": money(bet.payout),
+            "payout": money.text_or_none(bet.payout),
         }
         for bet in bets
     ]
@@ -349,3 +333,16 @@ def due_table_ids(*, now: datetime) -> list[int]:
         .order_by("next_action_at", "id")
         .values_list("id", flat=True)
     )
+
+
+def table_minimum_stake() -> Decimal:
+    """The smallest minimum stake a player can bet: over the open tables' variants, or over every table's when
+    none is open (a pause must not turn a small balance into a refill), or 0.01 when there are no tables."""
+    for statuses in ([Table.Status.OPEN], None):
+        bets = VariantBet.objects.filter(variant__tables__isnull=False)
+        if statuses is not None:
+            bets = bets.filter(variant__tables__status__in=statuses)
+        smallest = bets.aggregate(smallest=Min("min_stake"))["smallest"]
+        if smallest is not None:
+            return money.cents(smallest)
+    return money.CENT

@@ -1,1 +1,2 @@
-"""Services write: tables.services.bets (bets and their money), tables.services.rounds (the round state machine)."""
+"""Services write. ``placement`` (a player's bets), ``settlement`` (paying and refunding a round),
+``rounds`` (the round state machine, the ticker and the operators' controls), ``variants``, ``rate``."""

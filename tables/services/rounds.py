@@ -46,17 +46,18 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from baccarat_site.audit import audit
+from baccarat_site.clock import iso
 from baccarat_site.errors import DomainError
 from tables.events import table_event
 from tables.models import Round, Shoe, Table
 from tables.selectors.tables import (
     cards_with_totals,
-    iso,
     previous_shoe_info,
     round_bet_types,
     round_limits,
     shoe_roads,
 )
+from tables.services import settlement
 
 logger = logging.getLogger(__name__)
 
@@ -358,15 +359,13 @@ def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
 
 @transaction.atomic
 def round_finish(*, round_id: int, now: datetime | None = None) -> bool:
-    """result → settled through ``tables.services.bets.round_settle`` (pays, tells each player); then the
+    """result → settled through ``tables.services.settlement.round_settle`` (pays, tells each player); then the
     table waits ``result_seconds`` before the next round."""
-    from tables.services.bets import round_settle
-
     now = now or timezone.now()
     round_ = Round.objects.select_related("table").get(pk=round_id)
     if round_.state != Round.State.RESULT:
         return False
-    round_settle(round_id=round_id)
+    settlement.round_settle(round_id=round_id)
     if not Round.objects.filter(pk=round_id, state=Round.State.SETTLED).exists():
         return False
     next_at = (round_.result_at or now) + timedelta(seconds=round_.table.result_seconds)
@@ -476,8 +475,6 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
 
     No new round opens while the table is paused. Returns what was done; pausing a paused table changes nothing.
     """
-    from tables.services.bets import round_cancel
-
     reason = reason[:200]
     table = Table.objects.select_for_update().get(pk=table_id)
     if table.status == Table.Status.PAUSED:
@@ -487,7 +484,7 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
     if round_ is not None and round_.state in BEFORE_DEALING:
         try:
             with transaction.atomic():
-                round_cancel(round_id=round_.pk, reason=reason)
+                settlement.round_refund(round_id=round_.pk, reason=reason)
             outcome = Round.State.CANCELLED
         except Exception:  # refund failed: hold the round for the operator instead of losing it
             logger.exception("round %s: cancel failed while pausing; pausing the round instead", round_.pk)
@@ -568,15 +565,13 @@ class RoundNotCancellable(DomainError):
 
 @transaction.atomic
 def round_void(*, round_id: int, reason: str, actor: Any = None) -> int:
-    """Operator: cancel a live round and refund every stake (``tables.services.bets.round_cancel``).
+    """Operator: cancel a live round and refund every stake (``tables.services.settlement.round_refund``).
 
     RULES: a round may be cancelled before it has started dealing, or once it is paused (a fault during
     dealing); a round being dealt or showing its result must be paused first. Raises RoundNotCancellable
     otherwise. Returns the number of bets refunded. An open table goes on with its next round; a paused one
     stays paused.
     """
-    from tables.services.bets import round_cancel
-
     round_ = Round.objects.select_related("table").get(pk=round_id)
     Table.objects.select_for_update().get(pk=round_.table_id)
     round_ = Round.objects.select_for_update().get(pk=round_id)
@@ -587,7 +582,7 @@ def round_void(*, round_id: int, reason: str, actor: Any = None) -> int:
             f"Round {round_.pk} is {round_.state}: only a round that has not started dealing, or a paused one, "
             "can be cancelled. Pause the table first."
         )
-    refunded = round_cancel(round_id=round_id, reason=reason[:200])
+    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200])
     audit(
         actor=actor,
         action="round.cancel",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from baccarat_site.clock import server_time
 from tables.labels import ROUND_STATE_NAMES, TABLE_STATUS_NAMES, WINNER_NAMES, label
 from tables.selectors.lobby import lobby_tiles
-from tables.selectors.tables import server_time
 
 
 def lobby(request: HttpRequest) -> HttpResponse:

@@ -8,20 +8,20 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from tables.engine import format_money
+from baccarat_site.clock import iso
+from baccarat_site.money import display
 from tables.labels import BET_NAMES, MODE_NAMES, RESULT_NAMES, WINNER_NAMES, label
 from tables.selectors import record as selectors
-from tables.selectors.tables import iso
 
 #: Dates the filter accepts (a "to" day must leave room for the day after it).
 FIRST_DAY = date(2000, 1, 1)
@@ -44,9 +44,9 @@ class RecordFilterForm(forms.Form):
     def __init__(self, data: Any, *, tables: Iterable[tuple[int, str]]) -> None:
         super().__init__(data)
         every = [("", _("All"))]
-        self.fields["table"].choices = every + [(str(pk), name) for pk, name in tables]
-        self.fields["type"].choices = every + list(BET_NAMES.items())
-        self.fields["result"].choices = every + list(RESULT_NAMES.items())
+        cast(forms.ChoiceField, self.fields["table"]).choices = every + [(str(pk), name) for pk, name in tables]
+        cast(forms.ChoiceField, self.fields["type"]).choices = every + list(BET_NAMES.items())
+        cast(forms.ChoiceField, self.fields["result"]).choices = every + list(RESULT_NAMES.items())
 
     def _clean_day(self, name: str) -> date | None:
         day = self.cleaned_data.get(name)
@@ -61,7 +61,8 @@ class RecordFilterForm(forms.Form):
         return self._clean_day("end")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # what Form.clean returns (its stub says "or None")
         start, end = data.get("start"), data.get("end")
         if start and end and start > end:
             self.add_error("end", gettext("The “to” day cannot be before the “from” day."))
@@ -86,10 +87,10 @@ def signed(amount: Decimal | None) -> dict[str, str]:
     if amount is None:
         return {"text": gettext("Pending"), "tone": "pending"}
     if amount > 0:
-        return {"text": "+" + format_money(amount), "tone": "win"}
+        return {"text": "+" + display(amount), "tone": "win"}
     if amount < 0:
-        return {"text": "\u2212" + format_money(-amount), "tone": "loss"}
-    return {"text": format_money(amount), "tone": "even"}
+        return {"text": "\u2212" + display(-amount), "tone": "loss"}
+    return {"text": display(amount), "tone": "even"}
 
 
 def _bet_row(bet: Any) -> dict[str, Any]:
@@ -99,10 +100,10 @@ def _bet_row(bet: Any) -> dict[str, Any]:
         "name": label(BET_NAMES, bet.type),
         "mode": bet.mode,
         "mode_name": label(MODE_NAMES, bet.mode),
-        "stake": format_money(bet.amount),
+        "stake": display(bet.amount),
         "status": bet.status,
         "result": label(RESULT_NAMES, bet.status),
-        "payout": "" if bet.payout is None else format_money(bet.payout),
+        "payout": "" if bet.payout is None else display(bet.payout),
         "net": signed(selectors.net_of(bet)),
         "placed_at": bet.placed_at,
     }
@@ -141,9 +142,9 @@ def _round_view(facts: selectors.RoundFacts) -> dict[str, Any]:
         "flags": [name for key, name in FLAG_NAMES if flags.get(key)],
         "margin": flags.get("margin"),
         "bets": [_bet_row(bet) for bet in facts.bets],
-        "staked": format_money(facts.staked),
-        "returned": format_money(facts.returned),
-        "pending": format_money(facts.pending) if facts.is_open else "",
+        "staked": display(facts.staked),
+        "returned": display(facts.returned),
+        "pending": display(facts.pending) if facts.is_open else "",
         "net": signed(facts.net),
     }
 
@@ -178,9 +179,9 @@ def bet_record(request: HttpRequest) -> HttpResponse:
             "totals": {
                 "bets": totals.bets,
                 "rounds": totals.rounds,
-                "staked": format_money(totals.staked),
-                "returned": format_money(totals.returned),
-                "pending": format_money(totals.pending) if totals.pending else "",
+                "staked": display(totals.staked),
+                "returned": display(totals.returned),
+                "pending": display(totals.pending) if totals.pending else "",
                 "net": signed(totals.net),
             },
             "query": query,
@@ -261,7 +262,7 @@ def _csv_lines(bets: Iterator[Any]) -> Iterator[str]:
 
 
 @login_required
-def bet_export(request: HttpRequest) -> HttpResponse:
+def bet_export(request: HttpRequest) -> HttpResponseBase:
     form = _form(request)
     if not form.is_valid():
         context = {"form": form, "filtered": True}

@@ -7,7 +7,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from tables.engine import chip_denominations, format_money, payout_labels
+from baccarat_site.money import display
+from tables.engine import chip_denominations, payout_labels
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES
 from tables.models import Table
@@ -33,8 +34,8 @@ def table_board(table: Table) -> dict[str, Any]:
                 "offered": low_high is not None,
                 "min": str(low_high[0]) if low_high else None,
                 "max": str(low_high[1]) if low_high else None,
-                "min_label": format_money(low_high[0]) if low_high else "",
-                "max_label": format_money(low_high[1]) if low_high else "",
+                "min_label": display(low_high[0]) if low_high else "",
+                "max_label": display(low_high[1]) if low_high else "",
                 "last_round": limits.unavailable_after.get(bet_type),
             }
         )
@@ -56,6 +57,6 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "board": board,
         "spots": {spot["type"]: spot for spot in board["spots"]},
-        "pb_limit": format_money(table.variant.engine_limits().pb_difference or 0),
+        "pb_limit": display(table.variant.engine_limits().pb_difference or 0),
     }
     return render(request, "tables/table.html", context)

@@ -56,7 +56,7 @@ def settled_bet(table, user) -> int:
     """Place a Banker and a Player Pair bet through the service in the table's next betting window; return
     the round's id once the casino's worker has settled it."""
     from tables.models import Bet, Round
-    from tables.services.bets import bet_place
+    from tables.services.placement import bet_place
 
     deadline = time.monotonic() + 60
     round_id = None

@@ -35,7 +35,7 @@ def betting_round(db):
 @pytest.fixture
 def place(db):
     """``place(user, round, ("player", "10.00"), …, mode=…, key=…)`` → bet_place's answer."""
-    from tables.services.bets import bet_place
+    from tables.services.placement import bet_place
 
     def do(user, round_, *bets: tuple[str, str], mode: str = "traditional", key: str | None = None) -> dict:
         return bet_place(

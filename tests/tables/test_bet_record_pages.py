@@ -12,15 +12,16 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from tables import events
 from tables.models import Bet
-from tables.services import bets as bet_services
+from tables.services import settlement
 from tests.factories import make_round, make_table
 from wallets.services import wallet_deposit
 
 
 @pytest.fixture(autouse=True)
 def _quiet(monkeypatch):
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
+    monkeypatch.setattr(events, "user_events_send", lambda batch: None)
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def play(place, deal):
         for user, bets in user_bets.items():
             place(user, round_, *bets, mode=mode)
         deal(round_, cards)
-        bet_services.round_settle(round_id=round_.pk)
+        settlement.round_settle(round_id=round_.pk)
         return round_
 
     return do
@@ -342,7 +343,7 @@ def test_a_cancelled_round_shows_as_cancelled_with_its_refunds_at_zero_net(clien
     alice = player("alice")
     round_ = make_round(make_table("Faulty"), closes_in=60)
     place(alice, round_, ("banker", "7.00"))
-    bet_services.round_cancel(round_id=round_.pk, reason="Card reader fault")
+    settlement.round_refund(round_id=round_.pk, reason="Card reader fault")
     client.force_login(alice)
     content = client.get("/bets/").content.decode()
     group = content[content.index(f'data-round-id="{round_.pk}"') :].split("</article>")[0]

@@ -13,8 +13,11 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
+from baccarat_site.accounts.selectors import refill_status
+from baccarat_site.accounts.services import player_refill
 from baccarat_site.errors import DomainError
 from tables.models import Table
+from tables.selectors.tables import table_minimum_stake
 from tests.factories import make_table, make_user, make_variant
 from wallets import selectors, services
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
@@ -134,7 +137,7 @@ def test_a_player_who_can_still_bet_is_refused_a_refill_and_nothing_is_written(n
     before = LedgerEntry.objects.count()
 
     with pytest.raises(services.RefillNotNeeded) as refused:
-        services.wallet_refill(user=newcomer)
+        player_refill(user=newcomer)
 
     assert refused.value.code == "refill_not_needed"
     assert refused.value.status == 409
@@ -146,7 +149,7 @@ def test_a_player_who_can_still_bet_is_refused_a_refill_and_nothing_is_written(n
 def test_a_balance_below_the_smallest_table_minimum_is_topped_up_to_the_starting_balance(newcomer):
     spend_down_to(newcomer, "9.99")
 
-    txn = services.wallet_refill(user=newcomer)
+    txn = player_refill(user=newcomer)
 
     assert txn.kind == LedgerTransaction.Kind.DEPOSIT
     assert txn.reference == f"refill:{newcomer.pk}"
@@ -161,11 +164,11 @@ def test_a_balance_below_the_smallest_table_minimum_is_topped_up_to_the_starting
 
 def test_one_refill_an_hour_says_how_long_is_left_then_allows_the_next(newcomer, clock):
     spend_down_to(newcomer, "0.00")
-    services.wallet_refill(user=newcomer)
+    player_refill(user=newcomer)
     spend_down_to(newcomer, "3.00")
 
     with pytest.raises(services.RefillTooSoon) as refused:
-        services.wallet_refill(user=newcomer)
+        player_refill(user=newcomer)
     assert refused.value.code == "refill_too_soon"
     assert refused.value.status == 409
     assert 3590 <= refused.value.retry_after <= 3600
@@ -174,20 +177,20 @@ def test_one_refill_an_hour_says_how_long_is_left_then_allows_the_next(newcomer,
 
     clock(59)
     with pytest.raises(services.RefillTooSoon) as refused:
-        services.wallet_refill(user=newcomer)
+        player_refill(user=newcomer)
     assert 1 <= refused.value.retry_after <= 60
     assert "1 minute." in refused.value.detail
     assert balance_of(newcomer) == Decimal("3.00")
 
     clock(60)
-    services.wallet_refill(user=newcomer)
+    player_refill(user=newcomer)
     assert balance_of(newcomer) == Decimal("1000.00")
     assert LedgerTransaction.objects.filter(reference=f"refill:{newcomer.pk}").count() == 2
     sound_ledger()
 
 
 def test_the_status_the_profile_page_shows_follows_the_same_rules(newcomer, clock):
-    status = selectors.wallet_refill_status(user=newcomer)
+    status = refill_status(user=newcomer)
     assert (status.allowed, status.refusal, status.minimum, status.starting) == (
         False,
         "refill_not_needed",
@@ -195,32 +198,32 @@ def test_the_status_the_profile_page_shows_follows_the_same_rules(newcomer, cloc
         Decimal("1000.00"),
     )
     spend_down_to(newcomer, "5.00")
-    assert selectors.wallet_refill_status(user=newcomer).allowed
-    services.wallet_refill(user=newcomer)
+    assert refill_status(user=newcomer).allowed
+    player_refill(user=newcomer)
     spend_down_to(newcomer, "5.00")
     clock(30)
-    status = selectors.wallet_refill_status(user=newcomer)
+    status = refill_status(user=newcomer)
     assert status.refusal == "refill_too_soon"
     assert 1790 <= status.retry_after <= 1800
 
 
 def test_the_minimum_is_the_smallest_over_open_tables_only(newcomer):
     cheap = make_table("Cheap", make_variant("Two minimum", limits=limits("2.00")))
-    assert selectors.table_minimum_stake() == Decimal("2.00")
+    assert table_minimum_stake() == Decimal("2.00")
     Table.objects.filter(pk=cheap.pk).update(status=Table.Status.PAUSED)
-    assert selectors.table_minimum_stake() == Decimal("10.00")
+    assert table_minimum_stake() == Decimal("10.00")
 
     spend_down_to(newcomer, "5.00")  # below the open table's 10.00, above the paused one's 2.00
-    services.wallet_refill(user=newcomer)
+    player_refill(user=newcomer)
     assert balance_of(newcomer) == Decimal("1000.00")
 
 
 def test_with_every_table_paused_the_minimum_is_still_that_of_the_tables(newcomer):
     make_variant("Unused variant", limits=limits("0.50"))  # on no table: never counts
     Table.objects.update(status=Table.Status.PAUSED)
-    assert selectors.table_minimum_stake() == Decimal("10.00")
+    assert table_minimum_stake() == Decimal("10.00")
     Table.objects.all().delete()
-    assert selectors.table_minimum_stake() == Decimal("0.01")  # no tables: only an empty wallet refills
+    assert table_minimum_stake() == Decimal("0.01")  # no tables: only an empty wallet refills
 
 
 @pytest.mark.django_db(transaction=True)
@@ -230,7 +233,7 @@ def test_two_refills_at_once_credit_once():
     services.wallet_open_player(user=user)
     spend_down_to(user, "1.00")
 
-    results = run_together(2, lambda i: services.wallet_refill(user=user))
+    results = run_together(2, lambda i: player_refill(user=user))
 
     credited = [r for r in results if isinstance(r, LedgerTransaction)]
     refused = [r for r in results if isinstance(r, DomainError)]
@@ -248,7 +251,7 @@ def test_many_refills_at_once_from_an_empty_wallet_still_credit_once():
     services.wallet_open_player(user=user)
     spend_down_to(user, "0.00")
 
-    results = run_together(8, lambda i: services.wallet_refill(user=user))
+    results = run_together(8, lambda i: player_refill(user=user))
 
     assert sum(isinstance(r, LedgerTransaction) for r in results) == 1
     assert {r.code for r in results if isinstance(r, DomainError)} == {"refill_not_needed"}

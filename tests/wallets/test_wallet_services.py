@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.utils import DatabaseError
 
 from tests.factories import make_user
@@ -115,12 +115,25 @@ def test_ledger_entries_cannot_be_updated_or_deleted(make_player):
 def test_a_transaction_whose_entries_do_not_sum_to_zero_is_refused_by_the_database(make_player):
     alice = make_player("alice")
     wallet = Wallet.objects.get(user=alice)
-    with transaction.atomic():
-        txn = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.ADJUSTMENT, reference="forged")
+    txn = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.ADJUSTMENT, reference="forged")
+    with pytest.raises(DatabaseError, match="does not balance"), transaction.atomic():
         LedgerEntry.objects.create(transaction=txn, wallet=wallet, amount=Decimal("1000.00"))
-        with connection.cursor() as cursor, pytest.raises(DatabaseError, match="does not balance"):
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # what COMMIT would do
-        transaction.set_rollback(True)
+    house = services.house_wallet()
+    with pytest.raises(DatabaseError, match="does not balance"), transaction.atomic():
+        LedgerEntry.objects.bulk_create(  # one statement, both legs, but they do not cancel out
+            [
+                LedgerEntry(transaction=txn, wallet=wallet, amount=Decimal("1000.00")),
+                LedgerEntry(transaction=txn, wallet=house, amount=Decimal("-999.99")),
+            ]
+        )
+    LedgerEntry.objects.bulk_create(  # a balanced pair in one statement is accepted
+        [
+            LedgerEntry(transaction=txn, wallet=wallet, amount=Decimal("1.00"), balance_after=Decimal("1.00")),
+            LedgerEntry(transaction=txn, wallet=house, amount=Decimal("-1.00")),
+        ]
+    )
+    with pytest.raises(DatabaseError, match="does not balance"), transaction.atomic():
+        LedgerEntry.objects.create(transaction=txn, wallet=house, amount=Decimal("-5.00"))  # unbalances it later
 
 
 def test_the_database_refuses_a_negative_player_balance(make_player):

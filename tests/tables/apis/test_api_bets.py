@@ -216,7 +216,7 @@ def test_confirms_are_throttled_per_user_with_429(player, betting_round, client_
 
 def test_the_websocket_and_rest_share_one_service_with_the_same_answers(player, betting_round, client_for):
     """A request body as JSON text and the parsed body give the same fingerprint (replay across transports)."""
-    from tables.services.bets import bet_place
+    from tables.services.placement import bet_place
 
     alice = player("alice", "100.00")
     first = post(client_for(alice), betting_round.pk, GOOD, key="cross").json()

@@ -9,26 +9,27 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from tables import events
 from tables.models import Bet, Round
-from tables.services import bets as bet_services
+from tables.services import settlement
 from tests.factories import make_round, make_table
 
 
 @pytest.fixture
 def played(player, place, deal, monkeypatch):
     """alice and bob bet on a settled round of table A and on a cancelled round of table B."""
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
+    monkeypatch.setattr(events, "user_events_send", lambda batch: None)
     alice, bob = player("alice", "1000.00"), player("bob", "1000.00")
     table_a, table_b = make_table("A"), make_table("B")
     settled = make_round(table_a)
     place(alice, settled, ("player", "10.00"), ("tie", "5.00"))
     place(bob, settled, ("banker", "20.00"))
     deal(settled, "9H 2D KC 3S")  # Player natural 9 beats 5
-    bet_services.round_settle(round_id=settled.pk)
+    settlement.round_settle(round_id=settled.pk)
     cancelled = make_round(table_b)
     place(alice, cancelled, ("banker", "7.00"))
     place(bob, cancelled, ("banker", "8.00"))
-    bet_services.round_cancel(round_id=cancelled.pk, reason="fault")
+    settlement.round_refund(round_id=cancelled.pk, reason="fault")
     return {"alice": alice, "bob": bob, "settled": settled, "cancelled": cancelled, "a": table_a, "b": table_b}
 
 

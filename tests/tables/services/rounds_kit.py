@@ -38,7 +38,7 @@ def balance_of(user: Any) -> Decimal:
 
 
 def place(user: Any, round_id: int, *bets: tuple[str, str], mode: str = "traditional") -> dict:
-    from tables.services.bets import bet_place
+    from tables.services.placement import bet_place
 
     return bet_place(
         user=user,

@@ -14,8 +14,9 @@ import pytest
 from django.db import connection, connections, transaction
 
 from baccarat_site.errors import DomainError
+from tables import events
 from tables.models import Bet, Round
-from tables.services import bets as bet_services
+from tables.services import placement, settlement
 from tests.factories import make_round, make_table
 from wallets import selectors as wallet_selectors
 from wallets.models import LedgerTransaction, Wallet
@@ -47,7 +48,7 @@ def run_together(count: int, task: Callable[[int], Any], workers: int = WORKERS)
 
 
 def confirm(user, round_id: int, *bets: tuple[str, str], key: str | None = None) -> dict:
-    return bet_services.bet_place(
+    return placement.bet_place(
         user=user,
         round_id=round_id,
         mode="traditional",
@@ -57,7 +58,7 @@ def confirm(user, round_id: int, *bets: tuple[str, str], key: str | None = None)
 
 
 def test_a_hundred_parallel_confirms_from_a_player_who_can_afford_ten_succeed_exactly_ten_times(player, monkeypatch):
-    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     alice = player("alice", "100.00")
     round_ = make_round(make_table("Race"), closes_in=120)
 
@@ -75,7 +76,7 @@ def test_a_hundred_parallel_confirms_from_a_player_who_can_afford_ten_succeed_ex
 
 
 def test_parallel_confirms_from_many_players_on_one_round_all_land(player, monkeypatch):
-    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     players = [player(f"p{i}", "50.00") for i in range(40)]
     round_ = make_round(make_table("Crowd"), closes_in=120)
 
@@ -88,7 +89,7 @@ def test_parallel_confirms_from_many_players_on_one_round_all_land(player, monke
 
 
 def test_the_same_key_sent_twice_at_once_places_one_batch_and_answers_both_alike(player, monkeypatch):
-    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     alice = player("alice", "100.00")
     round_ = make_round(make_table("Retry"), closes_in=120)
 
@@ -100,17 +101,17 @@ def test_the_same_key_sent_twice_at_once_places_one_batch_and_answers_both_alike
 
 
 def test_concurrent_and_repeated_settlement_pays_exactly_once(player, deal, monkeypatch):
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
+    monkeypatch.setattr(events, "user_events_send", lambda batch: None)
     players = [player(f"p{i}", "100.00") for i in range(10)]
     round_ = make_round(make_table("Settle"), closes_in=120)
     for user in players:
         confirm(user, round_.pk, ("player", "10.00"), ("player_natural", "2.00"))
     deal(round_, "9H 2D KC 3S")  # a Player natural 9
 
-    results = run_together(12, lambda i: bet_services.round_settle(round_id=round_.pk))
+    results = run_together(12, lambda i: settlement.round_settle(round_id=round_.pk))
 
     assert sorted(results) == [0] * 11 + [20]
-    assert bet_services.round_settle(round_id=round_.pk) == 0
+    assert settlement.round_settle(round_id=round_.pk) == 0
     for user in players:
         assert Wallet.objects.get(user=user).balance == Decimal("100.00") - 12 + 20 + 9
     assert LedgerTransaction.objects.filter(kind="payout").count() == 10
@@ -118,7 +119,7 @@ def test_concurrent_and_repeated_settlement_pays_exactly_once(player, deal, monk
 
 
 def test_settle_and_cancel_racing_each_other_move_the_money_once(player, deal, monkeypatch):
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
+    monkeypatch.setattr(events, "user_events_send", lambda batch: None)
     monkeypatch.setattr("tables.events.table_event", lambda *a, **k: None)
     alice = player("alice", "100.00")
     round_ = make_round(make_table("Both"), closes_in=120)
@@ -127,8 +128,8 @@ def test_settle_and_cancel_racing_each_other_move_the_money_once(player, deal, m
 
     def task(i: int) -> int:
         if i % 2:
-            return bet_services.round_cancel(round_id=round_.pk, reason="race")
-        return bet_services.round_settle(round_id=round_.pk)
+            return settlement.round_refund(round_id=round_.pk, reason="race")
+        return settlement.round_settle(round_id=round_.pk)
 
     results = run_together(10, task)
 
@@ -142,14 +143,14 @@ def test_settle_and_cancel_racing_each_other_move_the_money_once(player, deal, m
 
 def test_a_bet_in_flight_holds_the_close_back_and_is_refunded_with_the_round(player, monkeypatch):
     """The close waits for bets already inside their transaction; bets after it are refused."""
-    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     monkeypatch.setattr("tables.events.table_event", lambda *a, **k: None)
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
+    monkeypatch.setattr(events, "user_events_send", lambda batch: None)
     alice, bob = player("alice", "100.00"), player("bob", "100.00")
     round_ = make_round(make_table("Close race"), closes_in=120)
 
     inside, release = threading.Event(), threading.Event()
-    real_post = bet_services.wallet_services.wallet_post
+    real_post = placement.wallet_services.wallet_post
 
     def slow_post(**kwargs: Any) -> int:
         txn = real_post(**kwargs)
@@ -157,7 +158,7 @@ def test_a_bet_in_flight_holds_the_close_back_and_is_refunded_with_the_round(pla
         assert release.wait(10)
         return txn
 
-    monkeypatch.setattr(bet_services.wallet_services, "wallet_post", slow_post)
+    monkeypatch.setattr(placement.wallet_services, "wallet_post", slow_post)
     closed = threading.Event()
 
     def close_round() -> None:
@@ -185,12 +186,12 @@ def test_a_bet_in_flight_holds_the_close_back_and_is_refunded_with_the_round(pla
         closing.result(10)
     assert closed.is_set()
 
-    monkeypatch.setattr(bet_services.wallet_services, "wallet_post", real_post)
+    monkeypatch.setattr(placement.wallet_services, "wallet_post", real_post)
     with pytest.raises(DomainError) as late:
         confirm(bob, round_.pk, ("player", "10.00"))
     assert late.value.code == "betting_closed"
 
-    assert bet_services.round_cancel(round_id=round_.pk, reason="fault") == 1
+    assert settlement.round_refund(round_id=round_.pk, reason="fault") == 1
     assert Wallet.objects.get(user=alice).balance == Decimal("100.00")
     assert Wallet.objects.get(user=bob).balance == Decimal("100.00")
     assert wallet_selectors.ledger_reconciliation().ok
@@ -198,15 +199,15 @@ def test_a_bet_in_flight_holds_the_close_back_and_is_refunded_with_the_round(pla
 
 
 def test_bets_racing_a_cancel_are_either_refused_or_refunded(player, monkeypatch):
-    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     monkeypatch.setattr("tables.events.table_event", lambda *a, **k: None)
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
+    monkeypatch.setattr(events, "user_events_send", lambda batch: None)
     players = [player(f"p{i}", "30.00") for i in range(20)]
     round_ = make_round(make_table("Cancel race"), closes_in=120)
 
     def task(i: int) -> Any:
         if i == 10:
-            return ("cancel", bet_services.round_cancel(round_id=round_.pk, reason="fault"))
+            return ("cancel", settlement.round_refund(round_id=round_.pk, reason="fault"))
         return confirm(players[i if i < 10 else i - 1], round_.pk, ("player", "10.00"))
 
     results = run_together(21, task)
@@ -225,12 +226,12 @@ def test_bets_racing_a_cancel_are_either_refused_or_refunded(player, monkeypatch
 def test_players_never_wait_for_each_other_on_the_round_or_the_house(player, monkeypatch):
     """While one player's confirm is inside its transaction, another player's confirm on the same round
     goes through: the round is only share-locked and the house row is not touched."""
-    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     alice, bob = player("alice", "100.00"), player("bob", "100.00")
     round_ = make_round(make_table("No hot row"), closes_in=120)
 
     inside, release = threading.Event(), threading.Event()
-    real_post = bet_services.wallet_services.wallet_post
+    real_post = placement.wallet_services.wallet_post
 
     def slow_post(**kwargs: Any) -> int:
         txn = real_post(**kwargs)
@@ -239,7 +240,7 @@ def test_players_never_wait_for_each_other_on_the_round_or_the_house(player, mon
             assert release.wait(10)
         return txn
 
-    monkeypatch.setattr(bet_services.wallet_services, "wallet_post", slow_post)
+    monkeypatch.setattr(placement.wallet_services, "wallet_post", slow_post)
 
     def bet(user) -> dict:
         try:

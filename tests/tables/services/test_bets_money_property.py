@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from baccarat_site.errors import DomainError
+from tables import events
 from tables.engine import BET_TYPES, MODES, deal_round, parse_cards
 from tables.models import Round
-from tables.services import bets as bet_services
+from tables.services import placement, settlement
 from tests.factories import make_round, make_table, make_user
 from wallets import selectors as wallet_selectors
 from wallets import services as wallet_services
@@ -53,8 +54,8 @@ def deal(round_: Round, cards: list[str]) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=operations)
 def test_money_is_neither_created_nor_destroyed(db, monkeypatch, ops):
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: None)
-    monkeypatch.setattr(bet_services, "_announce_bets_changed", lambda **kw: None)
+    monkeypatch.setattr(events, "user_events_send", lambda batch: None)
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     monkeypatch.setattr("tables.events.table_event", lambda *a, **k: None)
     with transaction.atomic():
         table = make_table(f"Prop {uuid.uuid4().hex[:8]}")
@@ -69,7 +70,7 @@ def test_money_is_neither_created_nor_destroyed(db, monkeypatch, ops):
                 wallet_services.wallet_deposit(user=players[op[1]], amount=op[2], reason="top up")
             elif op[0] == "bet":
                 with contextlib.suppress(DomainError):
-                    bet_services.bet_place(
+                    placement.bet_place(
                         user=players[op[1]],
                         round_id=round_.pk,
                         mode=op[3],
@@ -79,9 +80,9 @@ def test_money_is_neither_created_nor_destroyed(db, monkeypatch, ops):
             else:
                 if op[0] == "settle":
                     deal(round_, op[1])
-                    bet_services.round_settle(round_id=round_.pk)
+                    settlement.round_settle(round_id=round_.pk)
                 else:
-                    bet_services.round_cancel(round_id=round_.pk, reason="property")
+                    settlement.round_refund(round_id=round_.pk, reason="property")
                 number += 1
                 round_ = make_round(table, number=number)
             assert wallet_selectors.money_in_play() == total

@@ -9,8 +9,9 @@ import pytest
 from django.utils import timezone
 
 from baccarat_site.errors import DomainError
+from tables import events
 from tables.models import Bet, BetPlacement, Round
-from tables.services import bets as bet_services
+from tables.services import placement
 from tests.factories import make_round, make_table, make_variant
 from wallets import selectors as wallet_selectors
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
@@ -108,7 +109,7 @@ def test_a_malformed_batch_is_an_invalid_request(player, betting_round, bets):
     alice = player("alice", "100.00")
     refused(
         "invalid_request",
-        bet_services.bet_place,
+        placement.bet_place,
         user=alice,
         round_id=betting_round.pk,
         mode="traditional",
@@ -146,7 +147,7 @@ def test_an_unknown_round_is_not_found(player):
     for round_id in (987654, 2**63 - 1, 2**70):
         error = refused(
             "round_not_found",
-            bet_services.bet_place,
+            placement.bet_place,
             user=alice,
             round_id=round_id,
             mode="traditional",
@@ -246,7 +247,6 @@ def test_keys_belong_to_one_player(player, betting_round, place):
 def test_the_table_hears_that_bets_changed_after_commit(
     player, betting_round, place, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from tables import events
 
     heard = []
     monkeypatch.setattr(events, "bets_changed", lambda **kw: heard.append(kw), raising=False)
@@ -261,7 +261,7 @@ def test_an_anonymous_caller_cannot_place_bets(betting_round):
 
     error = refused(
         "not_authenticated",
-        bet_services.bet_place,
+        placement.bet_place,
         user=AnonymousUser(),
         round_id=betting_round.pk,
         mode="traditional",
@@ -302,7 +302,7 @@ def test_a_confirm_without_an_idempotency_key_is_refused_so_a_retry_can_never_be
     for key in (None, "", "   "):
         refused(
             "idempotency_key_required" if key is None else "invalid_request",
-            bet_services.bet_place,
+            placement.bet_place,
             user=alice,
             round_id=betting_round.pk,
             mode="traditional",

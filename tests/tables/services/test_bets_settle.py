@@ -6,8 +6,9 @@ from decimal import Decimal
 
 import pytest
 
+from tables import events
 from tables.models import Bet, Round
-from tables.services import bets as bet_services
+from tables.services import settlement
 from wallets import selectors as wallet_selectors
 from wallets.models import LedgerTransaction, Wallet
 
@@ -27,7 +28,7 @@ def balance_of(user) -> Decimal:
 def sent(monkeypatch):
     """The personal events settlement sends after commit, as (group, event)."""
     messages: list[tuple[str, dict]] = []
-    monkeypatch.setattr(bet_services, "_send_many", lambda batch: messages.extend(batch))
+    monkeypatch.setattr(events, "user_events_send", lambda batch: messages.extend(batch))
     return messages
 
 
@@ -49,7 +50,7 @@ def test_settlement_pays_each_bet_as_the_engine_says_and_records_its_outcome(
     deal(betting_round, BANKER_SIX)
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert bet_services.round_settle(round_id=betting_round.pk) == 6
+        assert settlement.round_settle(round_id=betting_round.pk) == 6
 
     alice_bets = {b.type: (b.status, f"{b.payout:.2f}") for b in Bet.objects.filter(user=alice)}
     assert alice_bets == {
@@ -89,7 +90,7 @@ def test_a_push_returns_the_stake_and_a_player_who_lost_everything_gets_no_payou
     deal(betting_round, NATURAL_TIE)
 
     with django_capture_on_commit_callbacks(execute=True):
-        bet_services.round_settle(round_id=betting_round.pk)
+        settlement.round_settle(round_id=betting_round.pk)
 
     assert {b.type: (b.status, b.payout) for b in Bet.objects.filter(user=alice)} == {
         "player": ("push", Decimal("10.00")),
@@ -108,8 +109,8 @@ def test_settling_twice_pays_once(player, betting_round, place, deal, sent):
     alice = player("alice", "100.00")
     place(alice, betting_round, ("player", "10.00"))
     deal(betting_round, PLAYER_NATURAL)
-    assert bet_services.round_settle(round_id=betting_round.pk) == 1
-    assert bet_services.round_settle(round_id=betting_round.pk) == 0
+    assert settlement.round_settle(round_id=betting_round.pk) == 1
+    assert settlement.round_settle(round_id=betting_round.pk) == 0
     assert balance_of(alice) == Decimal("110.00")
     assert LedgerTransaction.objects.filter(kind="payout").count() == 1
 
@@ -119,7 +120,7 @@ def test_a_round_that_has_no_result_is_not_settled(player, place, state):
     from tests.factories import make_round, make_table
 
     round_ = make_round(make_table("T"), state=state)
-    assert bet_services.round_settle(round_id=round_.pk) == 0
+    assert settlement.round_settle(round_id=round_.pk) == 0
     assert Round.objects.get(pk=round_.pk).state == state
 
 
@@ -136,8 +137,8 @@ def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player
     place(bob, betting_round, ("banker", "50.00"))
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert bet_services.round_cancel(round_id=betting_round.pk, reason="scanner fault") == 4
-    assert bet_services.round_cancel(round_id=betting_round.pk, reason="again") == 0
+        assert settlement.round_refund(round_id=betting_round.pk, reason="scanner fault") == 4
+    assert settlement.round_refund(round_id=betting_round.pk, reason="again") == 0
 
     assert balance_of(alice) == Decimal("100.00")
     assert balance_of(bob) == Decimal("50.00")
@@ -162,8 +163,8 @@ def test_a_settled_round_cannot_be_cancelled_and_a_cancelled_one_cannot_be_settl
     alice = player("alice", "100.00")
     place(alice, betting_round, ("player", "10.00"))
     deal(betting_round, PLAYER_NATURAL)
-    bet_services.round_settle(round_id=betting_round.pk)
-    assert bet_services.round_cancel(round_id=betting_round.pk, reason="late") == 0
+    settlement.round_settle(round_id=betting_round.pk)
+    assert settlement.round_refund(round_id=betting_round.pk, reason="late") == 0
     assert balance_of(alice) == Decimal("110.00")
 
     from tests.factories import make_round
@@ -171,9 +172,9 @@ def test_a_settled_round_cannot_be_cancelled_and_a_cancelled_one_cannot_be_settl
     Round.objects.filter(pk=betting_round.pk).update(state="settled")
     second = make_round(betting_round.table, number=2)
     place(alice, second, ("player", "10.00"))
-    assert bet_services.round_cancel(round_id=second.pk, reason="fault") == 1
+    assert settlement.round_refund(round_id=second.pk, reason="fault") == 1
     Round.objects.filter(pk=second.pk).update(cards=[])
-    assert bet_services.round_settle(round_id=second.pk) == 0
+    assert settlement.round_settle(round_id=second.pk) == 0
     assert balance_of(alice) == Decimal("110.00")
 
 
@@ -182,7 +183,7 @@ def test_any_live_round_can_be_cancelled_and_refunded(player, betting_round, pla
     alice = player("alice", "100.00")
     place(alice, betting_round, ("player", "10.00"))
     Round.objects.filter(pk=betting_round.pk).update(state=state)
-    assert bet_services.round_cancel(round_id=betting_round.pk, reason="fault") == 1
+    assert settlement.round_refund(round_id=betting_round.pk, reason="fault") == 1
     assert balance_of(alice) == Decimal("100.00")
 
 
@@ -203,7 +204,7 @@ def test_a_connected_player_hears_round_settled_on_the_real_channel_layer(
     deal(betting_round, PLAYER_NATURAL)
 
     with django_capture_on_commit_callbacks(execute=True):
-        bet_services.round_settle(round_id=betting_round.pk)
+        settlement.round_settle(round_id=betting_round.pk)
 
     async def receive() -> dict:
         return await asyncio.wait_for(layer.receive(channel), timeout=5)

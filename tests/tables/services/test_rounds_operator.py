@@ -178,25 +178,25 @@ def test_a_fault_before_dealing_started_cancels_the_round_refunds_it_and_pauses_
 
 
 def test_a_fault_while_settling_pauses_the_round_at_its_result_and_resume_pays_once(monkeypatch):
-    from tables.services import bets as bet_services
+    from tables.services import settlement
 
     table = fast_table()
     alice = make_player("alice", "100.00")
     clock = Clock()
     round_ = drive_to_state(table, clock, "betting")
     place(alice, round_.pk, ("player", "10.00"))
-    real_settle = bet_services.round_settle
+    real_settle = settlement.round_settle
 
     def broken(*, round_id: int) -> int:
         raise RuntimeError("payments offline")
 
-    monkeypatch.setattr(bet_services, "round_settle", broken)
+    monkeypatch.setattr(settlement, "round_settle", broken)
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "result")
     assert rounds.table_advance(table_id=table.pk, now=clock.now) == "faulted"
     paused = Round.objects.get(pk=round_.pk)
     assert (paused.state, paused.paused_from) == ("paused", "result")
 
-    monkeypatch.setattr(bet_services, "round_settle", real_settle)
+    monkeypatch.setattr(settlement, "round_settle", real_settle)
     rounds.table_resume(table_id=table.pk)
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "settled")
     bet = round_.bets.get()

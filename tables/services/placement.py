@@ -1,5 +1,5 @@
-"""Bets and their money: confirm a batch (``bet_place``), pay a dealt round (``round_settle``),
-refund a cancelled one (``round_cancel``).
+"""Placing bets: confirm a player's batch on one round (``bet_place``), all or nothing. Paying and refunding
+a round is ``tables.services.settlement``.
 
 Concurrency, in short:
 
@@ -14,9 +14,6 @@ Concurrency, in short:
 - The house wallet row is neither locked nor updated on the bet path (its
   balance is derived from the ledger): the only row two bets can both want
   is a player's own wallet.
-- ``round_settle`` and ``round_cancel`` are compare-and-set transitions
-  (``result → settled``, ``live → cancelled``) in the same transaction as the
-  money they move, so a repeated or concurrent call pays nothing twice.
 - Idempotency: a confirmed batch is stored with its key and a fingerprint of
   the request; the same key and body returns the stored answer, a different
   body under the same key is ``409 idempotency_conflict``.
@@ -27,9 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -37,23 +32,20 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from baccarat_site import money
+from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError, NotFound
-from tables import events
-from tables.models import Bet, Round
+from tables import engine, events
+from tables.models import BetPlacement, Round
 from wallets import services as wallet_services
 from wallets.models import LedgerTransaction
 
 logger = logging.getLogger(__name__)
 
-CENT = Decimal("0.01")
 # tables_bet.amount is numeric(12, 2).
 MAX_BET_AMOUNT = Decimal("9999999999.99")
 MAX_BETS_PER_BATCH = 50
 MAX_KEY_LENGTH = 100
-#: A stake as a JSON string: up to ten digits and at most two decimals (the API schema publishes it).
-AMOUNT_PATTERN = r"^[0-9]{1,10}(\.[0-9]{1,2})?$"
-_AMOUNT_RE = re.compile(AMOUNT_PATTERN)
-_LIVE_STATES = ("betting", "closed", "dealing", "result", "paused")
 
 
 class BettingClosed(DomainError):
@@ -83,12 +75,6 @@ class _KeyTaken(Exception):
 # ── input ───────────────────────────────────────────────────────────────────
 
 
-def _engine() -> Any:
-    from tables import engine
-
-    return engine
-
-
 def parse_bets(bets: Any) -> list[tuple[str, Decimal]]:
     """``[{"type": "player", "amount": "10.00"}, …]`` → ``[("player", Decimal("10.00")), …]``.
 
@@ -100,7 +86,7 @@ def parse_bets(bets: Any) -> list[tuple[str, Decimal]]:
         raise DomainError("bets must be a non-empty list of {type, amount}.")
     if len(bets) > MAX_BETS_PER_BATCH:
         raise DomainError(f"At most {MAX_BETS_PER_BATCH} bets in one batch.")
-    bet_types = _engine().BET_TYPES
+    bet_types = engine.BET_TYPES
     parsed = []
     for index, bet in enumerate(bets):
         if not isinstance(bet, Mapping) or "type" not in bet or "amount" not in bet:
@@ -114,13 +100,14 @@ def parse_bets(bets: Any) -> list[tuple[str, Decimal]]:
                 code="invalid_amount",
                 bet_type=bet_type,
             )
-        if not _AMOUNT_RE.fullmatch(amount):  # fullmatch: "$" would let a trailing newline through
+        value = money.parse_amount(amount, money.STAKE_PATTERN)  # a full match: "10\n" is not an amount
+        if value is None:
             raise InvalidBet(
-                f"{amount[:40]!r} is not an amount: digits with at most two decimals, up to {MAX_BET_AMOUNT:,.2f}.",
+                f"{amount[:40]!r} is not an amount: digits with at most two decimals, up to "
+                f"{money.display(MAX_BET_AMOUNT)}.",
                 code="invalid_amount",
                 bet_type=bet_type,
             )
-        value = Decimal(amount).quantize(CENT)
         if value <= 0:
             raise InvalidBet("A stake must be greater than zero.", code="invalid_amount", bet_type=bet_type)
         parsed.append((bet_type, value))
@@ -130,10 +117,6 @@ def parse_bets(bets: Any) -> list[tuple[str, Decimal]]:
 def _fingerprint(round_id: int, mode: Any, bets: Any) -> str:
     body = json.dumps({"round": round_id, "mode": mode, "bets": bets}, sort_keys=True, default=str)
     return hashlib.sha256(body.encode()).hexdigest()
-
-
-def _money(value: Decimal) -> str:
-    return f"{value:.2f}"
 
 
 # ── bet_place ───────────────────────────────────────────────────────────────
@@ -160,8 +143,8 @@ def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempote
     fingerprint = _fingerprint(round_id, mode, bets)
     key = idempotency_key
     try:
-        if mode not in _engine().MODES:
-            raise InvalidMode(f"mode must be one of {', '.join(_engine().MODES)}.")
+        if mode not in engine.MODES:
+            raise InvalidMode(f"mode must be one of {', '.join(engine.MODES)}.")
         parsed = parse_bets(bets)
         with transaction.atomic():
             return _place(user=user, round_id=round_id, mode=mode, bets=parsed, key=key, fingerprint=fingerprint)
@@ -183,8 +166,6 @@ def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempote
 
 
 def _replay(*, user: Any, key: str, fingerprint: str) -> dict | None:
-    from tables.models import BetPlacement
-
     found = BetPlacement.objects.filter(user=user, idempotency_key=key).values("fingerprint", "response").first()
     if found is None:
         return None
@@ -244,7 +225,7 @@ def _limits_of(round_id: int, terms: Any) -> Any:
     cached = _limits_cache.get(round_id)
     if cached is not None and cached[0] == terms:
         return cached[1]
-    built = _engine().Limits.from_dict(terms["limits"])
+    built = engine.Limits.from_dict(terms["limits"])
     if len(_limits_cache) >= LIMITS_CACHE_SIZE:
         _limits_cache.clear()
     _limits_cache[round_id] = (terms, built)
@@ -252,9 +233,8 @@ def _limits_of(round_id: int, terms: Any) -> Any:
 
 
 def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal]], key: str, fingerprint: str) -> dict:
-    engine = _engine()
     now = timezone.now()
-    with wallet_services.prepared_cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_ROUND_FOR_BETS, [round_id, now])
         row = cursor.fetchone()
         if row is None:
@@ -285,13 +265,13 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
             first = violations[0]
             raise InvalidBet(first.detail, code=first.code, bet_type=first.bet_type, limit=first.limit)
 
-        total = sum((amount for _type, amount in bets), Decimal("0.00"))
+        total = sum((amount for _type, amount in bets), money.ZERO)
         if total > MAX_BET_AMOUNT:
             raise InvalidBet("That batch is larger than any single stake can be.", code="above_max")
         if wallet is None or wallet.balance < total:
-            held = wallet.balance if wallet is not None else Decimal("0.00")
+            held = wallet.balance if wallet is not None else money.ZERO
             raise wallet_services.InsufficientFunds(
-                f"Your balance of {held:,.2f} does not cover these bets ({total:,.2f})."
+                f"Your balance of {money.display(held)} does not cover these bets ({money.display(total)})."
             )
         stake_id = wallet_services.wallet_post(
             wallet=wallet, amount=-total, kind=LedgerTransaction.Kind.STAKE, reference=f"round:{round_id}"
@@ -299,10 +279,10 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
 
         response = {
             "bets": [
-                {"id": bet_id, "type": bet_type, "amount": _money(amount), "mode": mode, "status": "open"}
+                {"id": bet_id, "type": bet_type, "amount": money.text(amount), "mode": mode, "status": "open"}
                 for bet_id, (bet_type, amount) in zip(bet_ids, bets, strict=True)
             ],
-            "balance": _money(wallet.balance),
+            "balance": money.text(wallet.balance),
         }
         cursor.execute(
             _INSERT_BETS,
@@ -329,223 +309,10 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
 
 
 def _announce_bets_changed(*, table_id: int, round_id: int) -> None:
-    bets_changed = getattr(events, "bets_changed", None)
-    if bets_changed is None:
-        return
-
     def announce() -> None:
         try:
-            bets_changed(table_id=table_id, round_id=round_id)
+            events.bets_changed(table_id=table_id, round_id=round_id)
         except Exception:  # a display must never fail a confirmed bet
             logger.exception("bets_changed failed for round %s", round_id)
 
     transaction.on_commit(announce)
-
-
-# ── settlement ──────────────────────────────────────────────────────────────
-
-_UPDATE_BETS = """
-UPDATE tables_bet AS b
-SET status = v.status, payout = v.payout, settlement_transaction_id = v.txn, settled_at = %s
-FROM unnest(%s::bigint[], %s::varchar[], %s::numeric[], %s::bigint[]) AS v(id, status, payout, txn)
-WHERE b.id = v.id AND b.status = 'open'
-"""
-
-
-def _round_cards(round_: Round) -> tuple[list[Any], list[Any]]:
-    engine = _engine()
-    cards = sorted(round_.cards or [], key=lambda c: c["position"])
-    player = [engine.Card.parse(c["card"]) for c in cards if c["hand"] == "player"]
-    banker = [engine.Card.parse(c["card"]) for c in cards if c["hand"] == "banker"]
-    return player, banker
-
-
-@transaction.atomic
-def round_settle(*, round_id: int) -> int:
-    """Pay every open bet of a dealt round exactly once (``result → settled``); return how many.
-
-    Returns 0 when the round is not in ``result`` (already settled, or not dealt):
-    the compare-and-set on the round's state makes repeated and concurrent calls harmless.
-    """
-    engine = _engine()
-    now = timezone.now()
-    if (
-        Round.objects.filter(pk=round_id, state=Round.State.RESULT).update(state=Round.State.SETTLED, settled_at=now)
-        != 1
-    ):
-        return 0
-    round_ = Round.objects.get(pk=round_id)
-    result = engine.RoundResult.from_cards(*_round_cards(round_))
-    # The round's own paytable: what every bet on it was confirmed at, whatever the variant says now.
-    paytable = engine.Paytable.from_dict(round_.terms["paytable"])
-
-    open_bets = list(
-        Bet.objects.filter(round_id=round_id, status=Bet.Status.OPEN)
-        .order_by("id")
-        .values_list("id", "user_id", "type", "amount", "mode")
-    )
-    outcomes: dict[tuple[str, Decimal, str], tuple[str, Decimal]] = {}
-    settled: list[tuple[int, int, str, Decimal, str, str, Decimal]] = []
-    for bet_id, user_id, bet_type, amount, mode in open_bets:
-        memo = (bet_type, amount, mode)
-        outcome = outcomes.get(memo)
-        if outcome is None:
-            outcome = outcomes[memo] = engine.settle_outcome(bet_type, amount, result, mode=mode, paytable=paytable)
-        settled.append((bet_id, user_id, bet_type, amount, mode, outcome[0], outcome[1]))
-    _pay(
-        round_=round_,
-        settled=settled,
-        kind=LedgerTransaction.Kind.PAYOUT,
-        now=now,
-    )
-    return len(settled)
-
-
-@transaction.atomic
-def round_cancel(*, round_id: int, reason: str) -> int:
-    """Cancel a live round and refund every open stake exactly once; return how many bets were refunded.
-
-    Returns 0 when the round is already settled or cancelled. Waits for bets
-    in flight (they hold the round ``FOR SHARE``), so none slips in after.
-    """
-    now = timezone.now()
-    updated = Round.objects.filter(pk=round_id, state__in=_LIVE_STATES).update(
-        state=Round.State.CANCELLED, cancelled_at=now, reason=reason[:200]
-    )
-    if updated != 1:
-        return 0
-    round_ = Round.objects.get(pk=round_id)
-    open_bets = (
-        Bet.objects.filter(round_id=round_id, status=Bet.Status.OPEN)
-        .order_by("id")
-        .values_list("id", "user_id", "type", "amount", "mode")
-    )
-    settled = [(b, u, t, a, m, Bet.Status.REFUNDED.value, a) for b, u, t, a, m in open_bets]
-    _pay(round_=round_, settled=settled, kind=LedgerTransaction.Kind.REFUND, now=now)
-    events.table_event(round_.table_id, {"type": "round.cancelled", "round_id": round_id, "reason": reason[:200]})
-    return len(settled)
-
-
-def _pay(
-    *,
-    round_: Round,
-    settled: Sequence[tuple[int, int, str, Decimal, str, str, Decimal]],
-    kind: str,
-    now: Any,
-) -> None:
-    """Credit each player the sum of their returns (one ledger transaction each), record every bet's
-    outcome in one UPDATE, and tell each player after commit."""
-    returns: dict[int, Decimal] = defaultdict(lambda: Decimal("0.00"))
-    for _bet_id, user_id, _type, _amount, _mode, _status, payout in settled:
-        returns[user_id] += payout
-    credits = wallet_services.wallets_credit_many(
-        credits={uid: total for uid, total in returns.items() if total > 0},
-        kind=kind,
-        reference=f"round:{round_.pk}",
-    )
-    if settled:
-        with wallet_services.prepared_cursor() as cursor:
-            cursor.execute(
-                _UPDATE_BETS,
-                [
-                    now,
-                    [s[0] for s in settled],
-                    [s[5] for s in settled],
-                    [s[6] for s in settled],
-                    [credits[s[1]].transaction_id if s[1] in credits else None for s in settled],
-                ],
-            )
-            if cursor.rowcount != len(settled):
-                raise RuntimeError(f"round {round_.pk}: {cursor.rowcount} of {len(settled)} bets were still open")
-    _announce_settlement(round_=round_, settled=settled, credits=credits)
-
-
-def _announce_settlement(
-    *,
-    round_: Round,
-    settled: Sequence[tuple[int, int, str, Decimal, str, str, Decimal]],
-    credits: Mapping[int, Any],
-) -> None:
-    if not settled:
-        return
-    per_user: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    won: dict[int, Decimal] = defaultdict(lambda: Decimal("0.00"))
-    for bet_id, user_id, bet_type, amount, mode, status, payout in settled:
-        per_user[user_id].append(
-            {
-                "id": bet_id,
-                "type": bet_type,
-                "amount": _money(amount),
-                "mode": mode,
-                "status": status,
-                "payout": _money(payout),
-            }
-        )
-        won[user_id] += payout
-    uncredited = [uid for uid in per_user if uid not in credits]
-    balances = {uid: credit.balance for uid, credit in credits.items()}
-    if uncredited:
-        from wallets.models import Wallet
-
-        balances.update(Wallet.objects.filter(user_id__in=uncredited).values_list("user_id", "balance"))
-    messages = [
-        (
-            events.user_group(uid),
-            {
-                "type": "round.settled",
-                "round_id": round_.pk,
-                "table_id": round_.table_id,
-                "bets": bets,
-                "total_won": _money(won[uid]),
-                "balance": _money(balances.get(uid, Decimal("0.00"))),
-            },
-        )
-        for uid, bets in per_user.items()
-    ]
-    transaction.on_commit(lambda: _send_many(messages))
-
-
-def _send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    """Send many personal events concurrently on one event loop (thousands per round must not take seconds)."""
-    import asyncio
-
-    from channels.layers import get_channel_layer
-
-    layer = get_channel_layer()
-    if layer is None or not messages:
-        return
-
-    async def listening(batch: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-        """Only players with an open socket have anyone in their group: ask Redis for all groups
-        in one pipeline per shard and skip the empty ones (most players of a round, at scale)."""
-        if not all(hasattr(layer, name) for name in ("_group_key", "connection", "consistent_hash")):
-            return batch
-        shards: dict[int, list[int]] = defaultdict(list)
-        for index, (group, _event) in enumerate(batch):
-            shards[layer.consistent_hash(group)].append(index)
-        keep: set[int] = set()
-        for shard, indexes in shards.items():
-            pipe = layer.connection(shard).pipeline(transaction=False)
-            for index in indexes:
-                pipe.zcard(layer._group_key(batch[index][0]))
-            counts = await pipe.execute()
-            keep.update(index for index, count in zip(indexes, counts, strict=True) if count)
-        return [batch[index] for index in sorted(keep)]
-
-    async def send_all() -> None:
-        targets = await listening(messages)
-        limit = asyncio.Semaphore(64)
-
-        async def send(group: str, event: dict[str, Any]) -> None:
-            async with limit:
-                await layer.group_send(group, event)
-
-        results = await asyncio.gather(*(send(g, events.stamped(e)) for g, e in targets), return_exceptions=True)
-        failures = [r for r in results if isinstance(r, BaseException)]
-        if failures:
-            logger.warning("%d of %d settlement events not sent: %r", len(failures), len(targets), failures[0])
-
-    try:
-        events.run_async(send_all())
-    except Exception:  # the money is committed; a lost notification is recovered by the next snapshot
-        logger.exception("settlement events not sent")

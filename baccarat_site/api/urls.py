@@ -3,8 +3,8 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from baccarat_site.accounts.apis import TokenApi
-from baccarat_site.api_errors import api_not_found
+from baccarat_site.accounts.apis import RefillApi, TokenApi
+from baccarat_site.api.errors import api_not_found
 from tables import apis as table_apis
 from wallets import apis as wallet_apis
 
@@ -17,7 +17,7 @@ urlpatterns = [
     path("bets/", table_apis.BetListApi.as_view(), name="api-bets"),
     path("wallet/", wallet_apis.WalletApi.as_view(), name="api-wallet"),
     path("wallet/ledger/", wallet_apis.LedgerApi.as_view(), name="api-ledger"),
-    path("wallet/refill/", wallet_apis.RefillApi.as_view(), name="api-wallet-refill"),
+    path("wallet/refill/", RefillApi.as_view(), name="api-wallet-refill"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^(?P<path>[\s\S]*)$", api_not_found),  # last: anything else is the API's JSON 404

@@ -1,0 +1,240 @@
+"""Paying a dealt round (``round_settle``) and refunding a cancelled one (``round_refund``), set-based.
+
+A round's money moves in a fixed number of statements, whatever its size:
+
+1. the compare-and-set on the round (``result → settled`` or ``live → cancelled``), which also takes the
+   round row's lock, so bets in flight (they hold it ``FOR SHARE``) commit first and none slips in after;
+2. the round's distinct stakes (type, mode, amount): a round of 10,000 bets has a few dozen, and the
+   engine prices each once (``tables.engine.settle_outcome``) against the round's own paytable;
+3. every bettor's return, summed by the database from those prices;
+4. one ledger transaction per paid player (``wallets.services.wallets_credit_many``: one lock statement
+   in primary-key order, one statement for the transactions, entries and balances);
+5. one UPDATE recording every bet's outcome, its payout and its player's transaction, refused unless it
+   touches exactly the bets that were open.
+
+All in one database transaction: a repeated or concurrent call finds the round no longer in the state it
+expects and pays nothing. Each player's ``round.settled`` message is built and sent after the commit
+(:func:`settlement_announce`), so telling players never holds the round.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from baccarat_site import money
+from baccarat_site.db import prepared_cursor
+from tables import engine, events
+from tables.models import Bet, Round
+from wallets import selectors as wallet_selectors
+from wallets import services as wallet_services
+from wallets.models import LedgerTransaction
+
+logger = logging.getLogger(__name__)
+
+#: The states a round can be cancelled from (everything but settled and cancelled).
+LIVE_STATES = ("betting", "closed", "dealing", "result", "paused")
+
+_STAKES = """
+SELECT type, mode, amount, count(*) FROM tables_bet
+WHERE round_id = %s AND status = 'open'
+GROUP BY type, mode, amount
+"""
+
+# Every bettor of the round and the sum of what their bets return (zero for a player who lost everything).
+_RETURNS = """
+SELECT b.user_id, SUM(o.payout)
+FROM tables_bet b
+JOIN unnest(%s::varchar[], %s::varchar[], %s::numeric[], %s::numeric[]) AS o(type, mode, amount, payout)
+  ON o.type = b.type AND o.mode = b.mode AND o.amount = b.amount
+WHERE b.round_id = %s AND b.status = 'open'
+GROUP BY b.user_id
+"""
+
+# Every open bet's outcome, in one statement; a player's bets all point at the player's one transaction.
+_RECORD = """
+UPDATE tables_bet AS b
+SET status = o.status, payout = o.payout, settlement_transaction_id = p.txn, settled_at = %s
+FROM unnest(%s::varchar[], %s::varchar[], %s::numeric[], %s::varchar[], %s::numeric[])
+        AS o(type, mode, amount, status, payout),
+     unnest(%s::bigint[], %s::bigint[]) AS p(user_id, txn)
+WHERE b.round_id = %s AND b.status = 'open'
+  AND o.type = b.type AND o.mode = b.mode AND o.amount = b.amount
+  AND p.user_id = b.user_id
+"""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one kind of stake (bet type, mode, amount) comes to: the bet's status and what it returns."""
+
+    bet_type: str
+    mode: str
+    amount: Decimal
+    status: str
+    payout: Decimal
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A round's money, moved: how many bets, and each paid player's transaction and new balance."""
+
+    round_id: int
+    table_id: int
+    bets: int
+    credits: dict[int, wallet_services.Credit]
+    bettors: tuple[int, ...]
+
+
+@transaction.atomic
+def round_settle(*, round_id: int) -> int:
+    """Pay every open bet of a dealt round exactly once (``result → settled``); return how many.
+
+    Returns 0 when the round is not in ``result`` (already settled, or not dealt): the compare-and-set on
+    the round's state makes repeated and concurrent calls harmless.
+    """
+    now = timezone.now()
+    if (
+        Round.objects.filter(pk=round_id, state=Round.State.RESULT).update(state=Round.State.SETTLED, settled_at=now)
+        != 1
+    ):
+        return 0
+    table_id, terms, cards = Round.objects.values_list("table_id", "terms", "cards").get(pk=round_id)
+    ordered = sorted(cards or [], key=lambda c: c["position"])
+    result = engine.RoundResult.from_cards(
+        [engine.Card.parse(c["card"]) for c in ordered if c["hand"] == "player"],
+        [engine.Card.parse(c["card"]) for c in ordered if c["hand"] == "banker"],
+    )
+    # The round's own paytable: what every bet on it was confirmed at, whatever the variant says now.
+    paytable = engine.Paytable.from_dict(terms["paytable"])
+
+    def price(bet_type: str, mode: str, amount: Decimal) -> Outcome:
+        status, payout = engine.settle_outcome(bet_type, amount, result, mode=mode, paytable=paytable)
+        return Outcome(bet_type, mode, amount, status, payout)
+
+    settlement = _move_money(
+        round_id=round_id, table_id=table_id, price=price, kind=LedgerTransaction.Kind.PAYOUT, now=now
+    )
+    return settlement.bets
+
+
+@transaction.atomic
+def round_refund(*, round_id: int, reason: str) -> int:
+    """Cancel a live round and refund every open stake exactly once; return how many bets were refunded.
+
+    The money half of cancelling a round (``tables.services.controls.round_cancel`` is the operator's
+    action, ``table_pause`` the fault path). Returns 0 when the round is already settled or cancelled.
+    """
+    now = timezone.now()
+    reason = reason[:200]
+    updated = Round.objects.filter(pk=round_id, state__in=LIVE_STATES).update(
+        state=Round.State.CANCELLED, cancelled_at=now, reason=reason
+    )
+    if updated != 1:
+        return 0
+    table_id = Round.objects.values_list("table_id", flat=True).get(pk=round_id)
+
+    def refund(bet_type: str, mode: str, amount: Decimal) -> Outcome:
+        return Outcome(bet_type, mode, amount, Bet.Status.REFUNDED.value, amount)
+
+    settlement = _move_money(
+        round_id=round_id, table_id=table_id, price=refund, kind=LedgerTransaction.Kind.REFUND, now=now
+    )
+    events.table_event(table_id, {"type": "round.cancelled", "round_id": round_id, "reason": reason})
+    return settlement.bets
+
+
+def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: datetime) -> Settlement:
+    """Steps 2–5 of the module docstring, inside the caller's transaction; the announcement after commit."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_STAKES, [round_id])
+        stakes = cursor.fetchall()
+        outcomes = [price(bet_type, mode, amount) for bet_type, mode, amount, _count in stakes]
+        expected = sum(count for *_stake, count in stakes)
+        if not outcomes:
+            return Settlement(round_id=round_id, table_id=table_id, bets=0, credits={}, bettors=())
+        columns = (
+            [o.bet_type for o in outcomes],
+            [o.mode for o in outcomes],
+            [o.amount for o in outcomes],
+        )
+        cursor.execute(_RETURNS, [*columns, [o.payout for o in outcomes], round_id])
+        returns = dict(cursor.fetchall())
+        credits = wallet_services.wallets_credit_many(
+            credits={user_id: total for user_id, total in returns.items() if total > 0},
+            kind=kind,
+            reference=f"round:{round_id}",
+        )
+        bettors = sorted(returns)
+        cursor.execute(
+            _RECORD,
+            [
+                now,
+                *columns,
+                [o.status for o in outcomes],
+                [o.payout for o in outcomes],
+                bettors,
+                [credits[u].transaction_id if u in credits else None for u in bettors],
+                round_id,
+            ],
+        )
+        if cursor.rowcount != expected:
+            raise RuntimeError(f"round {round_id}: recorded {cursor.rowcount} of {expected} open bets")
+    settlement = Settlement(
+        round_id=round_id, table_id=table_id, bets=expected, credits=credits, bettors=tuple(bettors)
+    )
+    transaction.on_commit(lambda: settlement_announce(settlement))
+    return settlement
+
+
+def settlement_announce(settlement: Settlement) -> None:
+    """After the commit: tell every bettor of the round what each bet came to and their balance
+    (``round.settled``, docs/api.md). A failure is logged; the money is already paid."""
+    try:
+        events.user_events_send(_settled_messages(settlement))
+    except Exception:  # the money is committed; a lost message is recovered by the next snapshot
+        logger.exception("round %s: settlement messages not sent", settlement.round_id)
+
+
+def _settled_messages(settlement: Settlement) -> list[tuple[str, dict[str, Any]]]:
+    per_user: dict[int, list[dict[str, Any]]] = {}
+    won: dict[int, Decimal] = {}
+    rows = (
+        Bet.objects.filter(round_id=settlement.round_id)
+        .order_by("id")
+        .values_list("id", "user_id", "type", "amount", "mode", "status", "payout")
+    )
+    for bet_id, user_id, bet_type, amount, mode, status, payout in rows:
+        per_user.setdefault(user_id, []).append(
+            {
+                "id": bet_id,
+                "type": bet_type,
+                "amount": money.text(amount),
+                "mode": mode,
+                "status": status,
+                "payout": money.text(payout or 0),
+            }
+        )
+        won[user_id] = won.get(user_id, money.ZERO) + (payout or 0)
+    balances = {user_id: credit.balance for user_id, credit in settlement.credits.items()}
+    balances.update(wallet_selectors.balances_of(user_ids=[u for u in per_user if u not in balances]))
+    return [
+        (
+            events.user_group(user_id),
+            {
+                "type": "round.settled",
+                "round_id": settlement.round_id,
+                "table_id": settlement.table_id,
+                "bets": bets,
+                "total_won": money.text(won[user_id]),
+                "balance": money.text(balances.get(user_id, money.ZERO)),
+            },
+        )
+        for user_id, bets in per_user.items()
+    ]
