@@ -252,7 +252,7 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "advance-tables": {
-        "task": "tables.tasks.tables_advance",
+        "task": "tables.tasks.tables_sweep",
         "schedule": float(env_str("TICK_SECONDS", "0.5")),
         "options": {"expires": 5},
     },

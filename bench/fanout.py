@@ -401,7 +401,7 @@ def run(args: argparse.Namespace) -> int:
     from django.utils import timezone
 
     from tables.models import Round
-    from tables.services.rounds import table_pause, table_resume
+    from tables.services.controls import table_pause, table_resume
 
     table_id, quiet = make_tables(args.quiet_tables)
     env = {

@@ -21,7 +21,7 @@ from django.utils.html import format_html, format_html_join
 
 from baccarat_site.errors import DomainError
 from tables.models import BONUS_MARGINS, PAYTABLE_FIELDS, Table, Variant, VariantBet, default_limits
-from tables.services import rounds as round_services
+from tables.services import controls
 
 
 class VariantBetInline(admin.TabularInline):
@@ -135,15 +135,15 @@ OPERATIONS: dict[str, tuple[str, str]] = {
 def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
     """Run one operator action through the live-table services; returns what happened, for a message."""
     if op == "pause":
-        done = round_services.table_pause(table_id=table.pk, reason=reason, actor=actor)
+        done = controls.table_pause(table_id=table.pk, reason=reason, actor=actor)
         if not done["paused"]:
             return f"{table}: already paused."
         what = {"cancelled": "its round was cancelled and refunded", "paused": "its round is paused"}
         return f"{table}: paused; {what.get(done['round'] or '', 'no round was live')}."
     if op == "resume":
-        done = round_services.table_resume(table_id=table.pk, reason=reason, actor=actor)
+        done = controls.table_resume(table_id=table.pk, reason=reason, actor=actor)
         return f"{table}: resumed." if done["resumed"] else f"{table}: not resumed (it was not paused)."
-    voided = round_services.table_round_void(table_id=table.pk, reason=reason, actor=actor)
+    voided = controls.table_round_cancel(table_id=table.pk, reason=reason, actor=actor)
     if voided is None:
         return f"{table}: no live round to cancel."
     live, refunded = voided

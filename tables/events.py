@@ -7,7 +7,7 @@ Table events go to ``table_<id>``, personal ones (``round.settled``, balance) to
 
 ``bets.totals`` is throttled per round: the first change after a quiet period
 is broadcast at once (leading edge), later ones within ``TOTALS_INTERVAL`` only
-mark the round dirty, and the ticker (``tables.tasks.tables_advance``) flushes
+mark the round dirty, and the ticker (``tables.tasks.tables_sweep``) flushes
 dirty rounds (trailing edge). So a table sees at most a few totals a second
 and the last change is never lost.
 """

@@ -2,8 +2,9 @@
 
 The rules live in ``tables.engine`` (plain Python); these rows persist what
 the engine decides. Round transitions are compare-and-set updates in
-``tables.services.rounds``; bets in ``tables.services.placement``, their money in ``tables.services.settlement``
-and ``wallets.services``.
+``tables.services.transitions`` (stepped by ``tables.services.ticker``, operated by
+``tables.services.controls``); bets in ``tables.services.placement``; their money in
+``tables.services.settlement`` and ``wallets.services``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from baccarat_site import money
 from tables.engine.bets import BET_TYPES as _BET_TYPES
 from tables.engine.payouts import DEFAULT_PAYTABLE, Paytable
 
@@ -66,7 +68,7 @@ _PAYS_HELP = {
 
 def _odds_text(value: Any) -> str:
     """A decimal as stored in a round's terms: always two places ("8.00"), whether read or just typed."""
-    return str(Decimal(str(value)).quantize(Decimal("0.01")))
+    return money.text(Decimal(str(value)))
 
 
 def _odds_field(name: str) -> models.DecimalField:
@@ -75,7 +77,7 @@ def _odds_field(name: str) -> models.DecimalField:
         max_digits=7,
         decimal_places=2,
         default=Decimal(_DEFAULT_PAYS[name]),
-        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(Decimal("1000"))],
+        validators=[MinValueValidator(money.CENT), MaxValueValidator(Decimal("1000"))],
         help_text=_PAYS_HELP.get(name, ""),
     )
 
@@ -88,7 +90,7 @@ def _margin_field(margin: int) -> models.DecimalField:
         null=True,
         blank=True,
         default=Decimal(_DEFAULT_MARGINS[margin]),
-        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(Decimal("1000"))],
+        validators=[MinValueValidator(money.CENT), MaxValueValidator(Decimal("1000"))],
         help_text="Empty: a non-natural win by this margin loses the Bonus bet.",
     )
 
@@ -251,10 +253,10 @@ class VariantBet(models.Model):
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="bets")
     bet_type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
     min_stake = models.DecimalField(
-        max_digits=12, decimal_places=2, default=Decimal("1.00"), validators=[MinValueValidator(Decimal("0.01"))]
+        max_digits=12, decimal_places=2, default=Decimal("1.00"), validators=[MinValueValidator(money.CENT)]
     )
     max_stake = models.DecimalField(
-        max_digits=12, decimal_places=2, default=Decimal("500.00"), validators=[MinValueValidator(Decimal("0.01"))]
+        max_digits=12, decimal_places=2, default=Decimal("500.00"), validators=[MinValueValidator(money.CENT)]
     )
     last_shoe_round = models.PositiveSmallIntegerField(
         null=True,

@@ -1,10 +1,10 @@
 """Celery tasks that drive the tables. The deadlines are in PostgreSQL; these only say "look now".
 
-- ``tables_advance`` (beat, ``advance-tables``, every ``TICK_SECONDS``): queue ``table_advance`` for every
+- ``tables_sweep`` (beat, ``advance-tables``, every ``TICK_SECONDS``): queue ``table_advance`` for every
   table whose ``next_action_at`` has passed (or that is open and has never started), and flush the
   throttled ``bets.totals``. This is the safety net: a lost task, a dead worker or a restarted beat is
   caught up within one tick.
-- ``table_advance(table_id)``: run every step due now for one table (``tables.services.rounds.table_run``,
+- ``table_advance(table_id)``: run every step due now for one table (``tables.services.ticker.table_run``,
   one runner per table through an advisory lock), then queue itself for the table's next deadline
   (``eta``), so windows close and cards fall on time rather than on the next tick.
 
@@ -20,14 +20,14 @@ from django.utils import timezone
 from baccarat_site.celery import app
 from tables import events
 from tables.selectors.tables import due_table_ids
-from tables.services import rounds
+from tables.services import ticker
 
 # A queued advance older than this is pointless: the beat will have queued a fresh one.
 ADVANCE_EXPIRES_SECONDS = 30
 
 
-@app.task(name="tables.tasks.tables_advance", ignore_result=True)
-def tables_advance() -> int:
+@app.task(name="tables.tasks.tables_sweep", ignore_result=True)
+def tables_sweep() -> int:
     """Beat tick: queue an advance for every due table; returns how many were queued."""
     due = due_table_ids(now=timezone.now())
     for table_id in due:
@@ -39,7 +39,7 @@ def tables_advance() -> int:
 @app.task(name="tables.tasks.table_advance", ignore_result=True)
 def table_advance(table_id: int) -> list[str]:
     """Advance one table through every due step; chain to its next deadline when it moved."""
-    steps, next_at = rounds.table_run(table_id=table_id)
+    steps, next_at = ticker.table_run(table_id=table_id)
     if steps and next_at is not None:
         table_advance.apply_async(
             args=[table_id], eta=next_at, expires=next_at + timedelta(seconds=ADVANCE_EXPIRES_SECONDS)

@@ -8,11 +8,11 @@ entries (see migration 0002). Money moves only through ``wallets.services``.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from baccarat_site import money
 
 
 class Wallet(models.Model):
@@ -32,7 +32,7 @@ class Wallet(models.Model):
     # For a player: always equal to the sum of the wallet's ledger entries.
     # For the house: not maintained on the bet path (no hot row); derive it
     # from the ledger (wallets.selectors.house_balance).
-    balance = models.DecimalField(max_digits=14, decimal_places=2, default=Decimal("0.00"))
+    balance = models.DecimalField(max_digits=14, decimal_places=2, default=money.ZERO)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

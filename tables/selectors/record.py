@@ -17,10 +17,10 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
+from baccarat_site.money import ZERO
 from tables.models import Bet, Round, Table
 from tables.selectors.bets import MAX_ID, bet_list
 
-ZERO = Decimal("0.00")
 #: Rounds per page of the record.
 ROUNDS_PER_PAGE = 20
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from baccarat_site.money import display
+from baccarat_site.money import CENT, display
 from tables.engine import (
     BET_TYPES,
     DEFAULT_PAYTABLE,
@@ -37,7 +37,6 @@ ODDS_ROWS: tuple[tuple[str, str], ...] = (
     *((bet_type, "traditional") for bet_type in BET_TYPES[2:]),
 )
 _HUNDRED = Decimal(100)
-_TWO_PLACES = Decimal("0.01")
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ class BetOdds:
 def percent(value: Fraction) -> str:
     """A probability as a percentage with two decimals and a dot in every language: 0.010579… → "1.06%"."""
     scaled = Decimal(value.numerator) * _HUNDRED / Decimal(value.denominator)
-    return f"{scaled.quantize(_TWO_PLACES, rounding=ROUND_HALF_UP)}%"
+    return f"{scaled.quantize(CENT, rounding=ROUND_HALF_UP)}%"
 
 
 @lru_cache(maxsize=32)

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tables.models import Round
-from tables.services.rounds import table_pause, table_resume
+from tables.services.controls import table_pause, table_resume
 from tests.browser.helpers import in_own_thread
 from tests.factories import make_table, make_variant
 

@@ -17,7 +17,7 @@ from tables.lobby import LobbyHub
 from tables.models import Round
 from tables.routing import websocket_urlpatterns
 from tables.selectors.lobby import lobby_tiles, shoe_stats, tile_roads
-from tables.services import rounds
+from tables.services import controls
 from tests.tables.services.rounds_kit import Clock, GroupListener, drive, drive_to_state, fast_table, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -191,14 +191,14 @@ async def test_a_paused_table_shows_paused_with_its_reason_and_resumes():
     communicator = await connect()
     await communicator.receive_json_from(timeout=5)
 
-    await database_sync_to_async(rounds.table_pause)(table_id=table.pk, reason="Dealer change")
+    await database_sync_to_async(controls.table_pause)(table_id=table.pk, reason="Dealer change")
     paused = await frame_where(communicator, lambda f: f["type"] == "table" and "status" in f["changes"])
     assert paused["event"] in ("round.cancelled", "table.paused")  # both come out of one commit: one read
     assert paused["changes"]["status"] == "paused"
     assert paused["changes"]["status_reason"] == "Dealer change"
     assert paused["changes"]["round"]["state"] == "cancelled"
 
-    await database_sync_to_async(rounds.table_resume)(table_id=table.pk)
+    await database_sync_to_async(controls.table_resume)(table_id=table.pk)
     resumed = await frame_where(communicator, lambda f: f["type"] == "table" and "status" in f["changes"])
     assert resumed["changes"]["status"] == "open"
     assert resumed["changes"]["status_reason"] is None

@@ -16,7 +16,7 @@ from django.urls import reverse
 from tables.engine import house_edges
 from tables.models import Bet
 from tables.selectors import reports
-from tables.services import rounds
+from tables.services import controls
 from tests.factories import make_user
 from tests.tables.services.rounds_kit import Clock, balance_of, drive_to_state, fast_table, make_player, place
 from wallets import services as wallet_services
@@ -103,7 +103,7 @@ def day_of_play():
     )
     refunded = drive_to_state(table, clock, "betting")
     place(alice, refunded.pk, ("player", "300.00"))
-    rounds.round_void(round_id=refunded.pk, reason="test: cancelled")
+    controls.round_cancel(round_id=refunded.pk, reason="test: cancelled")
     live = drive_to_state(table, clock, "betting")
     place(bob, live.pk, ("banker", "70.00"))
     return {"table": table, "settled": settled, "refunded": refunded, "live": live, "alice": alice, "bob": bob}

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from baccarat_site.errors import DomainError
 from tables.models import Round
-from tables.services.rounds import round_void
+from tables.services.controls import round_cancel
 
 
 class Command(BaseCommand):
@@ -28,7 +28,7 @@ class Command(BaseCommand):
         if round_.state in Round.FINAL_STATES:
             raise CommandError(f"round {round_.pk} is already {round_.state}")
         try:
-            refunded = round_void(round_id=round_.pk, reason=options["reason"])
+            refunded = round_cancel(round_id=round_.pk, reason=options["reason"])
         except DomainError as error:
             raise CommandError(error.detail) from None
         self.stdout.write(self.style.SUCCESS(f"round {round_.pk} cancelled; {refunded} bet(s) refunded"))

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tables.models import Table
-from tables.services.rounds import table_pause
+from tables.services.controls import table_pause
 
 
 class Command(BaseCommand):

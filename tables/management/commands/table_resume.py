@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tables.models import Table
-from tables.services.rounds import table_resume
+from tables.services.controls import table_resume
 
 
 class Command(BaseCommand):

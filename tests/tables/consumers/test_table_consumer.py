@@ -473,7 +473,7 @@ async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still
 
 
 async def test_watchers_hear_pauses_resumes_and_cancellations():
-    from tables.services import rounds
+    from tables.services import controls
 
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice", "50.00")
@@ -483,7 +483,7 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
     player = await connect(table.pk, user=alice)
     await player.receive_json_from(timeout=5)
 
-    await database_sync_to_async(rounds.table_pause)(table_id=table.pk, reason="Dealer change")
+    await database_sync_to_async(controls.table_pause)(table_id=table.pk, reason="Dealer change")
     frames = await frames_until(player, "table.paused")
     by_type = {f["type"]: f for f in frames}
     cancelled = dict(by_type["round.cancelled"])
@@ -497,11 +497,11 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
     assert refund["bets"][0]["status"] == "refunded"
     assert refund["balance"] == "50.00"
 
-    await database_sync_to_async(rounds.table_resume)(table_id=table.pk, reason="Back")
+    await database_sync_to_async(controls.table_resume)(table_id=table.pk, reason="Back")
     resumed = await frames_until(player, "table.resumed")
     assert resumed[-1]["reason"] == "Back"
     await database_sync_to_async(drive_to_state)(table, clock, "dealing")
-    await database_sync_to_async(rounds.table_pause)(table_id=table.pk, reason="Card on the floor")
+    await database_sync_to_async(controls.table_pause)(table_id=table.pk, reason="Card on the floor")
     paused = (await frames_until(player, "table.paused"))[-1]
     assert paused["round_state"] == "paused"
     await player.send_json_to({"type": "snapshot"})

@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from tables.models import Round, Table
-from tables.services import rounds
+from tables.services import ticker
 from tests.factories import make_table, make_user
 from wallets import services as wallet_services
 
@@ -74,7 +74,7 @@ def drive(table: Table, clock: Clock, until: Callable[[], bool], *, max_steps: i
     while not until():
         if len(steps) >= max_steps:
             raise AssertionError(f"still not there after {max_steps} steps: {steps[-20:]}")
-        step = rounds.table_advance(table_id=table.pk, now=clock.now)
+        step = ticker.table_step(table_id=table.pk, now=clock.now)
         if step is not None:
             steps.append(step)
             idle = 0

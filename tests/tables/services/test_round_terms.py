@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from tables.models import Bet
-from tables.services import rounds
+from tables.services import ticker
 from tests.tables.services.rounds_kit import Clock, balance_of, drive_to_state, fast_table, make_player, place
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,7 +46,7 @@ def test_a_variant_edited_mid_round_pays_the_rounds_original_odds():
             assert bet.payout == bet.amount
     assert balance_of(alice) == Decimal("700.00") + sum(b.payout for b in Bet.objects.filter(round=settled))
     # The next round opens with the new terms.
-    rounds.table_advance(table_id=table.pk, now=clock.now)
+    ticker.table_step(table_id=table.pk, now=clock.now)
     nxt = drive_to_state(table, clock, "betting")
     assert nxt.pk != settled.pk
     assert nxt.terms["paytable"]["banker"] == "2.00"

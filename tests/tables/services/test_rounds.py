@@ -14,7 +14,7 @@ from tables import engine, tasks
 from tables.events import table_group
 from tables.models import Round, Shoe, Table
 from tables.selectors.tables import due_table_ids
-from tables.services import rounds
+from tables.services import ticker, transitions
 from tests.tables.services.rounds_kit import (
     Clock,
     GroupListener,
@@ -34,8 +34,8 @@ def test_an_open_table_without_rounds_shuffles_a_shoe_and_opens_round_one():
     table = fast_table()
     clock = Clock()
 
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) == "shuffled"
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) == "opened"
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "shuffled"
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "opened"
 
     shoe = Shoe.objects.get(table=table)
     round_ = latest_round(table)
@@ -55,9 +55,9 @@ def test_a_tick_with_nothing_due_does_nothing():
     before = Round.objects.get(table=table)
     listener = GroupListener(table_group(table.pk))
 
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) is None
+    assert ticker.table_step(table_id=table.pk, now=clock.now) is None
     assert due_table_ids(now=clock.now) == []
-    assert tasks.tables_advance() == 0
+    assert tasks.tables_sweep() == 0
 
     after = Round.objects.get(table=table)
     assert (after.state, after.closes_at, after.cards) == (before.state, before.closes_at, before.cards)
@@ -69,9 +69,9 @@ def test_the_window_does_not_close_one_millisecond_before_closes_at():
     clock = Clock()
     round_ = drive_to_state(table, clock, "betting")
 
-    assert rounds.table_advance(table_id=table.pk, now=round_.closes_at - timedelta(milliseconds=1)) is None
-    assert rounds.round_close(round_id=round_.pk, now=round_.closes_at - timedelta(milliseconds=1)) is False
-    assert rounds.table_advance(table_id=table.pk, now=round_.closes_at) == "closed"
+    assert ticker.table_step(table_id=table.pk, now=round_.closes_at - timedelta(milliseconds=1)) is None
+    assert transitions.round_close(round_id=round_.pk, now=round_.closes_at - timedelta(milliseconds=1)) is False
+    assert ticker.table_step(table_id=table.pk, now=round_.closes_at) == "closed"
     assert Round.objects.get(pk=round_.pk).closed_at == round_.closes_at
 
 
@@ -82,9 +82,9 @@ def test_the_round_is_paid_settle_delay_ms_after_its_result_and_not_a_millisecon
     due = round_.result_at + timedelta(milliseconds=750)
 
     assert Table.objects.get(pk=table.pk).next_action_at == due
-    assert rounds.table_advance(table_id=table.pk, now=due - timedelta(milliseconds=1)) is None
+    assert ticker.table_step(table_id=table.pk, now=due - timedelta(milliseconds=1)) is None
     assert Round.objects.get(pk=round_.pk).state == "result"
-    assert rounds.table_advance(table_id=table.pk, now=due) == "settled"
+    assert ticker.table_step(table_id=table.pk, now=due) == "settled"
 
 
 def test_a_table_cannot_wait_more_than_ten_seconds_to_pay():
@@ -141,34 +141,34 @@ def test_the_cards_dealt_are_the_next_cards_of_the_committed_shoe_in_order():
 def test_each_transition_repeated_with_the_same_view_does_nothing_the_second_time():
     table = fast_table()
     clock = Clock()
-    assert rounds.shoe_replace(table_id=table.pk, now=clock.now) is not None
-    assert rounds.shoe_replace(table_id=table.pk, now=clock.now) is None
+    assert transitions.shoe_replace(table_id=table.pk, now=clock.now) is not None
+    assert transitions.shoe_replace(table_id=table.pk, now=clock.now) is None
 
-    round_ = rounds.round_open(table_id=table.pk, now=clock.now)
+    round_ = transitions.round_open(table_id=table.pk, now=clock.now)
     assert round_ is not None
-    assert rounds.round_open(table_id=table.pk, now=clock.now) is None
+    assert transitions.round_open(table_id=table.pk, now=clock.now) is None
 
     clock.jump_to(round_.closes_at)
-    assert rounds.round_close(round_id=round_.pk, now=clock.now) is True
-    assert rounds.round_close(round_id=round_.pk, now=clock.now) is False
+    assert transitions.round_close(round_id=round_.pk, now=clock.now) is True
+    assert transitions.round_close(round_id=round_.pk, now=clock.now) is False
 
-    assert rounds.round_start_dealing(round_id=round_.pk, now=clock.now) is True
-    assert rounds.round_start_dealing(round_id=round_.pk, now=clock.now) is False
+    assert transitions.round_start_dealing(round_id=round_.pk, now=clock.now) is True
+    assert transitions.round_start_dealing(round_id=round_.pk, now=clock.now) is False
 
     position = 1
     while True:
-        entry = rounds.round_deal_card(round_id=round_.pk, position=position, now=clock.now)
+        entry = transitions.round_deal_card(round_id=round_.pk, position=position, now=clock.now)
         if entry is None:
             break
-        assert rounds.round_deal_card(round_id=round_.pk, position=position, now=clock.now) is None
+        assert transitions.round_deal_card(round_id=round_.pk, position=position, now=clock.now) is None
         assert len(Round.objects.get(pk=round_.pk).cards) == position
         position += 1
     shoe_state = Shoe.objects.get(table=table).state
 
-    assert rounds.round_reveal(round_id=round_.pk, now=clock.now) is True
-    assert rounds.round_reveal(round_id=round_.pk, now=clock.now) is False
-    assert rounds.round_finish(round_id=round_.pk, now=clock.now) is True
-    assert rounds.round_finish(round_id=round_.pk, now=clock.now) is False
+    assert transitions.round_reveal(round_id=round_.pk, now=clock.now) is True
+    assert transitions.round_reveal(round_id=round_.pk, now=clock.now) is False
+    assert transitions.round_finish(round_id=round_.pk, now=clock.now) is True
+    assert transitions.round_finish(round_id=round_.pk, now=clock.now) is False
 
     settled = Round.objects.get(pk=round_.pk)
     assert settled.state == "settled"
@@ -182,11 +182,11 @@ def test_table_advance_run_twice_at_the_same_moment_does_one_step():
     drive_to_state(table, clock, "betting")
     clock.jump_to(latest_round(table).closes_at)
 
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) == "closed"
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) == "dealing"
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) == "dealt"
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "closed"
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "dealing"
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "dealt"
     # the next card is due deal_interval_ms later, not now: a duplicate tick deals nothing
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) is None
+    assert ticker.table_step(table_id=table.pk, now=clock.now) is None
     assert len(latest_round(table).cards) == 1
 
 
@@ -207,7 +207,7 @@ def test_concurrent_runners_on_one_table_perform_every_step_exactly_once():
         try:
             barrier.wait()
             for _ in range(40):
-                step = rounds.table_advance(table_id=table.pk, now=clock.now)
+                step = ticker.table_step(table_id=table.pk, now=clock.now)
                 if step is not None:
                     with lock:
                         performed.append(step)
@@ -245,7 +245,7 @@ def test_confirmed_bets_are_settled_with_the_round_and_paid_once():
     place(bob, round_.pk, ("banker", "25.00"))
 
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "settled")
-    assert rounds.round_finish(round_id=round_.pk) is False  # a repeat pays nothing
+    assert transitions.round_finish(round_id=round_.pk) is False  # a repeat pays nothing
 
     settled = Round.objects.get(pk=round_.pk)
     result = engine.RoundResult.from_cards(
@@ -267,7 +267,7 @@ def test_a_closed_table_finishes_its_live_round_and_opens_no_more():
 
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "settled")
     clock.advance(60)
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) is None
+    assert ticker.table_step(table_id=table.pk, now=clock.now) is None
     assert Round.objects.filter(table=table).count() == 1
     assert due_table_ids(now=clock.now) == []
 

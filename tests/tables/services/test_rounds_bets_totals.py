@@ -38,7 +38,7 @@ def test_a_burst_of_bets_gives_one_totals_at_once_and_the_tick_flushes_the_last_
         for player in players:
             place(player, round_.pk, ("player", "2.00"), ("tie", "1.00"))
     during_burst = [m for m in listener.drain(timeout=0.3) if m["type"] == "bets.totals"]
-    tasks.tables_advance()  # the ticker's trailing flush
+    tasks.tables_sweep()  # the ticker's trailing flush
     after_tick = [m for m in listener.drain(timeout=0.3) if m["type"] == "bets.totals"]
 
     # The first bet opened the window and was announced at once; the other 14 only marked the round dirty.

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from tables import engine
 from tables.models import Round, Shoe, Table
-from tables.services import rounds
+from tables.services import controls, ticker
 from tests.tables.services.rounds_kit import (
     Clock,
     balance_of,
@@ -46,7 +46,7 @@ def test_an_operator_pause_during_betting_cancels_the_round_and_refunds_every_st
     place(alice, round_.pk, ("player", "10.00"), ("player_pair", "2.00"))
     place(bob, round_.pk, ("banker", "30.00"))
 
-    done = rounds.table_pause(table_id=table.pk, reason="Dealer change")
+    done = controls.table_pause(table_id=table.pk, reason="Dealer change")
 
     assert done == {"paused": True, "round_id": round_.pk, "round": "cancelled"}
     round_.refresh_from_db()
@@ -63,14 +63,14 @@ def test_a_paused_table_opens_no_round_until_resumed():
     table = fast_table()
     clock = Clock()
     drive_to_state(table, clock, "betting")
-    rounds.table_pause(table_id=table.pk, reason="Break")
+    controls.table_pause(table_id=table.pk, reason="Break")
     clock.advance(120)
 
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) is None
-    assert rounds.table_pause(table_id=table.pk, reason="again") == {"paused": False, "round_id": None, "round": None}
+    assert ticker.table_step(table_id=table.pk, now=clock.now) is None
+    assert controls.table_pause(table_id=table.pk, reason="again") == {"paused": False, "round_id": None, "round": None}
 
-    assert rounds.table_resume(table_id=table.pk)["resumed"] is True
-    assert rounds.table_resume(table_id=table.pk)["resumed"] is False
+    assert controls.table_resume(table_id=table.pk)["resumed"] is True
+    assert controls.table_resume(table_id=table.pk)["resumed"] is False
     drive_to_state(table, clock, "betting")
     assert Round.objects.filter(table=table).values_list("state", flat=True).order_by("id")[::1] == [
         "cancelled",
@@ -87,15 +87,15 @@ def test_a_pause_while_dealing_holds_the_round_and_resume_continues_from_the_per
     dealing = deal_cards(table, clock, 2)
     expected = planned_cards(dealing)
 
-    done = rounds.table_pause(table_id=table.pk, reason="Card jammed")
+    done = controls.table_pause(table_id=table.pk, reason="Card jammed")
     assert done["round"] == "paused"
     paused = Round.objects.get(pk=round_.pk)
     assert (paused.state, paused.paused_from, len(paused.cards)) == ("paused", "dealing", 2)
     clock.advance(300)
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) is None
+    assert ticker.table_step(table_id=table.pk, now=clock.now) is None
     assert len(Round.objects.get(pk=round_.pk).cards) == 2
 
-    assert rounds.table_resume(table_id=table.pk, reason="Fixed") == {"resumed": True, "round_id": round_.pk}
+    assert controls.table_resume(table_id=table.pk, reason="Fixed") == {"resumed": True, "round_id": round_.pk}
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "settled")
 
     settled = Round.objects.get(pk=round_.pk)
@@ -113,17 +113,17 @@ def test_pause_then_cancel_refunds_every_stake_and_the_table_waits_for_resume():
     place(alice, round_.pk, ("player", "40.00"), ("tie", "5.00"))
     place(bob, round_.pk, ("banker", "50.00"))
     deal_cards(table, clock, 3)
-    rounds.table_pause(table_id=table.pk, reason="Shoe problem")
+    controls.table_pause(table_id=table.pk, reason="Shoe problem")
 
-    assert rounds.round_void(round_id=round_.pk, reason="Shoe problem: round void") == 3
+    assert controls.round_cancel(round_id=round_.pk, reason="Shoe problem: round void") == 3
 
     round_.refresh_from_db()
     assert round_.state == "cancelled"
     assert (balance_of(alice), balance_of(bob)) == (Decimal("100.00"), Decimal("50.00"))
-    assert rounds.round_void(round_id=round_.pk, reason="again") == 0
+    assert controls.round_cancel(round_id=round_.pk, reason="again") == 0
     assert (balance_of(alice), balance_of(bob)) == (Decimal("100.00"), Decimal("50.00"))
     assert Table.objects.get(pk=table.pk).status == "paused"
-    rounds.table_resume(table_id=table.pk)
+    controls.table_resume(table_id=table.pk)
     assert latest_round(drive_to_state(table, clock, "betting").table).number == 2
 
 
@@ -140,7 +140,7 @@ def test_a_fault_while_dealing_pauses_the_table_and_never_guesses_a_card():
     Shoe.objects.filter(pk=shoe.pk).update(state={"unreadable": True})  # the "scanner" cannot read the shoe
 
     clock.advance(1)
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) == "faulted"
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "faulted"
 
     paused = Round.objects.get(pk=round_.pk)
     assert (paused.state, paused.paused_from, len(paused.cards)) == ("paused", "dealing", 3)
@@ -151,7 +151,7 @@ def test_a_fault_while_dealing_pauses_the_table_and_never_guesses_a_card():
     assert round_.bets.get().status == "open"
 
     Shoe.objects.filter(pk=shoe.pk).update(state=good_state)  # fixed by the operator
-    rounds.table_resume(table_id=table.pk, reason="Shoe re-read")
+    controls.table_resume(table_id=table.pk, reason="Shoe re-read")
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "settled")
     assert [c["card"] for c in Round.objects.get(pk=round_.pk).cards] == expected
 
@@ -165,7 +165,7 @@ def test_a_fault_before_dealing_started_cancels_the_round_refunds_it_and_pauses_
     Shoe.objects.filter(pk=round_.shoe_id).update(state={"unreadable": True})
 
     steps = drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state != "betting")
-    steps += [rounds.table_advance(table_id=table.pk, now=clock.now)]
+    steps += [ticker.table_step(table_id=table.pk, now=clock.now)]
 
     assert steps == ["closed", "faulted"]
     round_.refresh_from_db()
@@ -192,12 +192,12 @@ def test_a_fault_while_settling_pauses_the_round_at_its_result_and_resume_pays_o
 
     monkeypatch.setattr(settlement, "round_settle", broken)
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "result")
-    assert rounds.table_advance(table_id=table.pk, now=clock.now) == "faulted"
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "faulted"
     paused = Round.objects.get(pk=round_.pk)
     assert (paused.state, paused.paused_from) == ("paused", "result")
 
     monkeypatch.setattr(settlement, "round_settle", real_settle)
-    rounds.table_resume(table_id=table.pk)
+    controls.table_resume(table_id=table.pk)
     drive(table, clock, lambda: Round.objects.get(pk=round_.pk).state == "settled")
     bet = round_.bets.get()
     assert balance_of(alice) == Decimal("90.00") + bet.payout
@@ -235,13 +235,13 @@ def test_a_round_being_dealt_cannot_be_cancelled_until_the_table_is_paused():
     round_ = drive_to_state(table, clock, "betting")
     place(alice, round_.pk, ("player", "10.00"))
     deal_cards(table, clock, 2)
-    with pytest.raises(rounds.RoundNotCancellable):
-        rounds.round_void(round_id=round_.pk, reason="too late")
+    with pytest.raises(controls.RoundNotCancellable):
+        controls.round_cancel(round_id=round_.pk, reason="too late")
     with pytest.raises(CommandError, match="Pause the table first"):
         call_command("round_cancel", str(round_.pk))
     round_.refresh_from_db()
     assert round_.state == "dealing"
     assert balance_of(alice) == Decimal("90.00")
-    rounds.table_pause(table_id=table.pk, reason="Scanner")
-    assert rounds.round_void(round_id=round_.pk, reason="Scanner fault") == 1
+    controls.table_pause(table_id=table.pk, reason="Scanner")
+    assert controls.round_cancel(round_id=round_.pk, reason="Scanner fault") == 1
     assert balance_of(alice) == Decimal("100.00")

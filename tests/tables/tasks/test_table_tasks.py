@@ -30,7 +30,7 @@ def test_the_beat_tick_queues_an_advance_only_for_due_and_never_started_tables(q
     late = fast_table("Late")
     Table.objects.filter(pk=late.pk).update(next_action_at=timezone.now() - timedelta(seconds=3))
 
-    assert tasks.tables_advance() == 2
+    assert tasks.tables_sweep() == 2
 
     assert sorted(call[1]["args"][0] for call in queued) == sorted([idle.pk, late.pk])
     assert paused.pk not in [call[1]["args"][0] for call in queued]

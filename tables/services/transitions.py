@@ -1,4 +1,6 @@
-"""The round state machine, shoes included. Every transition is a compare-and-set.
+"""The round state machine, shoes included: every transition, each a compare-and-set. The ticker
+(``tables.services.ticker``) calls them when they are due; the operators' controls are
+``tables.services.controls``.
 
 One table, one live round at a time::
 
@@ -15,7 +17,7 @@ browser at the table before the settlement's database work and its one-per-playe
 that broadcast; the money is still paid once, by one compare-and-set.
 
 Deadlines live in PostgreSQL (``Table.next_action_at``), not in the scheduler:
-``table_advance`` does at most one *due* step for one table, inside a
+``tables.services.ticker.table_step`` does at most one *due* step for one table, inside a
 transaction holding the table's row lock (``SKIP LOCKED``: a concurrent
 advance of the same table returns at once). Each step is a guarded
 ``filter(pk=…, state=…).update(…)`` with a row-count check, so a duplicate
@@ -30,7 +32,7 @@ resumes with exactly the same cards.
 Faults: an unexpected exception in a step pauses the table. A round that had
 not started dealing is cancelled and refunded; a round that had is paused and
 waits for the operator (``table_resume`` continues from the persisted cards,
-``round_void`` cancels and refunds). Database outages (``OperationalError``)
+``tables.services.controls.round_cancel`` cancels and refunds). Database outages (``OperationalError``)
 are not faults: nothing was committed, the next tick simply tries again.
 """
 
@@ -41,13 +43,12 @@ from datetime import datetime, timedelta
 from itertools import chain
 from typing import Any
 
-from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from baccarat_site.audit import audit
 from baccarat_site.clock import iso
-from baccarat_site.errors import DomainError
+from tables import engine
 from tables.events import table_event
 from tables.models import Round, Shoe, Table
 from tables.selectors.tables import (
@@ -64,9 +65,6 @@ logger = logging.getLogger(__name__)
 LIVE = ~Q(state__in=Round.FINAL_STATES)
 BEFORE_DEALING = (Round.State.BETTING, Round.State.CLOSED)
 DEALT = (Round.State.DEALING, Round.State.RESULT)
-# pg_try_advisory_lock(namespace, table_id): one runner per table across every worker.
-ADVISORY_NAMESPACE = 0x42AC
-MAX_STEPS_PER_RUN = 20
 MAX_ROUND_CARDS = 6
 
 
@@ -77,7 +75,8 @@ class ShoeFault(Exception):
 # ── helpers ─────────────────────────────────────────────────────────────────
 
 
-def _set_next(table_id: int, when: datetime | None) -> None:
+def set_next_action(table_id: int, when: datetime | None) -> None:
+    """When the ticker should next look at the table (None: not until someone asks)."""
     Table.objects.filter(pk=table_id).update(next_action_at=when)
 
 
@@ -86,13 +85,8 @@ def _to_ms(when: datetime) -> datetime:
     return when.replace(microsecond=when.microsecond - when.microsecond % 1000)
 
 
-def _engine() -> Any:
-    import tables.engine as engine
-
-    return engine
-
-
-def _live_round(table_id: int, *, lock: bool = False) -> Round | None:
+def live_round(table_id: int, *, lock: bool = False) -> Round | None:
+    """The table's one round that is neither settled nor cancelled, if any (``lock``: FOR UPDATE)."""
     rounds = Round.objects.filter(LIVE, table_id=table_id)
     if lock:
         rounds = rounds.select_for_update(of=("self",))
@@ -108,7 +102,6 @@ def shoe_replace(*, table_id: int, now: datetime | None = None) -> Shoe | None:
 
     Only when there is no live round and the active shoe is missing or has shown its cut card.
     """
-    engine = _engine()
     now = now or timezone.now()
     table = Table.objects.select_related("variant").get(pk=table_id)
     if Round.objects.filter(LIVE, table_id=table_id).exists():
@@ -137,7 +130,7 @@ def shoe_replace(*, table_id: int, now: datetime | None = None) -> Shoe | None:
     except IntegrityError:  # another runner shuffled first
         transaction.set_rollback(True)
         return None
-    _set_next(table_id, now)
+    set_next_action(table_id, now)
     previous = previous_shoe_info(table_id, number)
     table_event(
         table_id,
@@ -159,7 +152,6 @@ def shoe_replace(*, table_id: int, now: datetime | None = None) -> Shoe | None:
 @transaction.atomic
 def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
     """Open the next round's betting window in the active shoe (none while another round is live)."""
-    engine = _engine()
     now = _to_ms(now or timezone.now())
     table = Table.objects.select_related("variant").get(pk=table_id)
     if table.status != Table.Status.OPEN or Round.objects.filter(LIVE, table_id=table_id).exists():
@@ -182,7 +174,7 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
     except IntegrityError:  # one live round per table / one number per shoe: another runner opened it
         transaction.set_rollback(True)
         return None
-    _set_next(table_id, round_.closes_at)
+    set_next_action(table_id, round_.closes_at)
     table_event(
         table_id,
         {
@@ -212,7 +204,7 @@ def round_close(*, round_id: int, now: datetime | None = None) -> bool:
     if updated != 1:
         return False
     round_ = Round.objects.get(pk=round_id)
-    _set_next(round_.table_id, now)
+    set_next_action(round_.table_id, now)
     table_event(
         round_.table_id,
         {
@@ -231,20 +223,19 @@ def round_start_dealing(*, round_id: int, now: datetime | None = None) -> bool:
     """closed → dealing. The shoe must be readable first: a fault here is still before dealing."""
     now = now or timezone.now()
     round_ = Round.objects.select_related("shoe").get(pk=round_id)
-    _engine().ShoeState.from_dict(round_.shoe.state)
+    engine.ShoeState.from_dict(round_.shoe.state)
     updated = Round.objects.filter(pk=round_id, state=Round.State.CLOSED).update(
         state=Round.State.DEALING, dealing_started_at=now
     )
     if updated != 1:
         return False
-    _set_next(round_.table_id, now)
+    set_next_action(round_.table_id, now)
     return True
 
 
 def _deal_plan(round_: Round, upcoming: list[Any]) -> tuple[Any, list[tuple[str, Any]]]:
     """(the whole round's result, its cards in deal order), from the cards already dealt and the next cards of
     the persisted shoe (``upcoming``: at most the six a round can need), so nothing is ever guessed."""
-    engine = _engine()
     dealt = [engine.Card.parse(c["card"]) for c in round_.cards]
     result = engine.deal_round(chain(dealt, upcoming))
     order = result.cards_in_deal_order()
@@ -271,7 +262,7 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
     if round_.state != Round.State.DEALING or len(round_.cards) != position - 1:
         return None
     shoe = Shoe.objects.select_for_update().get(pk=round_.shoe_id)
-    state = _engine().ShoeState.from_dict(shoe.state)
+    state = engine.ShoeState.from_dict(shoe.state)
     _result, order = _deal_plan(round_, _upcoming(state))
     if len(order) < position:
         return None
@@ -290,7 +281,7 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
     if Shoe.objects.filter(pk=shoe.pk, state=shoe.state).update(state=state.to_dict()) != 1:
         transaction.set_rollback(True)
         return None
-    _set_next(round_.table_id, now + timedelta(milliseconds=round_.table.deal_interval_ms))
+    set_next_action(round_.table_id, now + timedelta(milliseconds=round_.table.deal_interval_ms))
     totals = cards_with_totals(cards)[-1]["totals"]
     table_event(
         round_.table_id,
@@ -318,7 +309,7 @@ def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
     round_ = Round.objects.select_related("shoe", "table").get(pk=round_id)
     if round_.state != Round.State.DEALING:
         return False
-    result, order = _deal_plan(round_, _upcoming(_engine().ShoeState.from_dict(round_.shoe.state)))
+    result, order = _deal_plan(round_, _upcoming(engine.ShoeState.from_dict(round_.shoe.state)))
     if len(order) != len(round_.cards):
         return False
     updated = Round.objects.filter(pk=round_id, state=Round.State.DEALING, cards=round_.cards).update(
@@ -333,7 +324,7 @@ def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
         return False
     # Pay a moment later: the result goes to the whole table first, before the settlement's database
     # work and its personal messages (one per player) compete with that broadcast.
-    _set_next(round_.table_id, now + timedelta(milliseconds=round_.table.settle_delay_ms))
+    set_next_action(round_.table_id, now + timedelta(milliseconds=round_.table.settle_delay_ms))
     table_event(
         round_.table_id,
         {
@@ -369,235 +360,5 @@ def round_finish(*, round_id: int, now: datetime | None = None) -> bool:
     if not Round.objects.filter(pk=round_id, state=Round.State.SETTLED).exists():
         return False
     next_at = (round_.result_at or now) + timedelta(seconds=round_.table.result_seconds)
-    _set_next(round_.table_id, max(next_at, now))
+    set_next_action(round_.table_id, max(next_at, now))
     return True
-
-
-# ── the ticker's entry point ────────────────────────────────────────────────
-
-
-def _step(table_id: int, now: datetime) -> str | None:
-    table = Table.objects.select_for_update(skip_locked=True).filter(pk=table_id).first()
-    if table is None or table.status == Table.Status.PAUSED:
-        return None
-    if table.next_action_at is not None and table.next_action_at > now:
-        return None
-    round_ = _live_round(table_id)
-    if round_ is None:
-        if table.status != Table.Status.OPEN:
-            _set_next(table_id, None)
-            return None
-        if round_open(table_id=table_id, now=now) is not None:
-            return "opened"
-        if shoe_replace(table_id=table_id, now=now) is not None:
-            return "shuffled"
-        return None
-    if round_.state == Round.State.BETTING:
-        if round_.closes_at > now:
-            _set_next(table_id, round_.closes_at)
-            return None
-        return "closed" if round_close(round_id=round_.pk, now=now) else None
-    if round_.state == Round.State.CLOSED:
-        return "dealing" if round_start_dealing(round_id=round_.pk, now=now) else None
-    if round_.state == Round.State.DEALING:
-        if round_deal_card(round_id=round_.pk, position=len(round_.cards) + 1, now=now) is not None:
-            return "dealt"
-        return "result" if round_reveal(round_id=round_.pk, now=now) else None
-    if round_.state == Round.State.RESULT:
-        return "settled" if round_finish(round_id=round_.pk, now=now) else None
-    return None  # paused: waits for the operator
-
-
-def table_advance(*, table_id: int, now: datetime | None = None) -> str | None:
-    """Do at most one due step for one table; return its name (``opened``, ``shuffled``, ``closed``,
-    ``dealing``, ``dealt``, ``result``, ``settled``, ``faulted``) or None when nothing was due.
-
-    Safe to call any number of times from any number of processes.
-    """
-    now = now or timezone.now()
-    try:
-        with transaction.atomic():
-            return _step(table_id, now)
-    except (OperationalError, InterfaceError):
-        raise  # the database, not the game: nothing committed, the next tick retries
-    except Exception as exc:
-        logger.exception("table %s: fault while advancing; pausing it", table_id)
-        table_pause(table_id=table_id, reason=f"fault: {type(exc).__name__}: {exc}"[:200], fault=True)
-        return "faulted"
-
-
-def table_run(*, table_id: int, max_steps: int = MAX_STEPS_PER_RUN) -> tuple[list[str], datetime | None]:
-    """Advance one table through every step due now; return the steps and when it is next due.
-
-    Holds a PostgreSQL advisory lock for the run, so one runner per table at a time across all workers
-    and the events of consecutive steps leave in order. Another runner holding it → ``([], None)``.
-    """
-    if not _try_lock(table_id):
-        return [], None
-    try:
-        steps: list[str] = []
-        while len(steps) < max_steps:
-            step = table_advance(table_id=table_id)
-            if step is None:
-                break
-            steps.append(step)
-            if step == "faulted":
-                break
-        next_at = Table.objects.filter(pk=table_id).values_list("next_action_at", flat=True).first()
-        return steps, next_at
-    finally:
-        _unlock(table_id)
-
-
-def _try_lock(table_id: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_NAMESPACE, table_id])
-        return bool(cursor.fetchone()[0])
-
-
-def _unlock(table_id: int) -> None:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_NAMESPACE, table_id])
-    except (OperationalError, InterfaceError):  # connection gone: the lock went with it
-        logger.warning("table %s: advisory unlock failed", table_id, exc_info=True)
-
-
-# ── operator (and fault) services ───────────────────────────────────────────
-
-
-@transaction.atomic
-def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any = None) -> dict[str, Any]:
-    """Pause a table (operator, or a fault). docs/rules.md, "Disconnection and errors":
-
-    - a round that has not started dealing (betting/closed) is cancelled and every stake refunded;
-    - a round being dealt or awaiting settlement is paused and waits for ``table_resume`` or ``round_void``.
-
-    No new round opens while the table is paused. Returns what was done; pausing a paused table changes nothing.
-    """
-    reason = reason[:200]
-    table = Table.objects.select_for_update().get(pk=table_id)
-    if table.status == Table.Status.PAUSED:
-        return {"paused": False, "round_id": None, "round": None}
-    round_ = _live_round(table_id, lock=True)
-    outcome: str | None = None
-    if round_ is not None and round_.state in BEFORE_DEALING:
-        try:
-            with transaction.atomic():
-                settlement.round_refund(round_id=round_.pk, reason=reason)
-            outcome = Round.State.CANCELLED
-        except Exception:  # refund failed: hold the round for the operator instead of losing it
-            logger.exception("round %s: cancel failed while pausing; pausing the round instead", round_.pk)
-    if round_ is not None and outcome is None and round_.state in (*BEFORE_DEALING, *DEALT):
-        updated = Round.objects.filter(pk=round_.pk, state=round_.state).update(
-            state=Round.State.PAUSED, paused_from=round_.state, reason=reason
-        )
-        outcome = Round.State.PAUSED if updated == 1 else None
-    Table.objects.filter(pk=table_id).exclude(status=Table.Status.PAUSED).update(
-        status=Table.Status.PAUSED, status_reason=reason, next_action_at=None
-    )
-    if not fault:
-        audit(
-            actor=actor,
-            action="table.pause",
-            target=table,
-            reason=reason,
-            before={"status": table.status, "round": round_.state if round_ is not None else None},
-            after={"status": Table.Status.PAUSED, "round": outcome},
-        )
-    table_event(
-        table_id,
-        {
-            "type": "table.paused",
-            "table_id": table_id,
-            "reason": reason,
-            "by": "fault" if fault else "operator",
-            "round_id": round_.pk if round_ is not None else None,
-            "round_state": outcome,
-        },
-    )
-    return {"paused": True, "round_id": round_.pk if round_ is not None else None, "round": outcome}
-
-
-@transaction.atomic
-def table_resume(*, table_id: int, reason: str = "", actor: Any = None) -> dict[str, Any]:
-    """Resume a paused table: a paused round continues from its persisted cards, else the next round opens."""
-    now = timezone.now()
-    table = Table.objects.select_for_update().get(pk=table_id)
-    if table.status != Table.Status.PAUSED:
-        return {"resumed": False, "round_id": None}
-    Table.objects.filter(pk=table_id, status=Table.Status.PAUSED).update(
-        status=Table.Status.OPEN, status_reason="", next_action_at=now
-    )
-    round_ = _live_round(table_id, lock=True)
-    if round_ is not None and round_.state == Round.State.PAUSED:
-        back_to = round_.paused_from if round_.paused_from in DEALT else None
-        if back_to is None:  # paused before dealing (a refund that failed): only a cancel can end it
-            Table.objects.filter(pk=table_id).update(
-                status=Table.Status.PAUSED, status_reason=round_.reason, next_action_at=None
-            )
-            return {"resumed": False, "round_id": round_.pk}
-        Round.objects.filter(pk=round_.pk, state=Round.State.PAUSED).update(state=back_to, paused_from="", reason="")
-    audit(
-        actor=actor,
-        action="table.resume",
-        target=table,
-        reason=reason,
-        before={"status": Table.Status.PAUSED},
-        after={"status": Table.Status.OPEN, "round": round_.pk if round_ is not None else None},
-    )
-    table_event(
-        table_id,
-        {
-            "type": "table.resumed",
-            "table_id": table_id,
-            "reason": reason,
-            "round_id": round_.pk if round_ is not None else None,
-        },
-    )
-    return {"resumed": True, "round_id": round_.pk if round_ is not None else None}
-
-
-class RoundNotCancellable(DomainError):
-    code = "round_not_cancellable"
-    status = 409
-
-
-@transaction.atomic
-def round_void(*, round_id: int, reason: str, actor: Any = None) -> int:
-    """Operator: cancel a live round and refund every stake (``tables.services.settlement.round_refund``).
-
-    RULES: a round may be cancelled before it has started dealing, or once it is paused (a fault during
-    dealing); a round being dealt or showing its result must be paused first. Raises RoundNotCancellable
-    otherwise. Returns the number of bets refunded. An open table goes on with its next round; a paused one
-    stays paused.
-    """
-    round_ = Round.objects.select_related("table").get(pk=round_id)
-    Table.objects.select_for_update().get(pk=round_.table_id)
-    round_ = Round.objects.select_for_update().get(pk=round_id)
-    if round_.state in Round.FINAL_STATES:
-        return 0  # already settled or cancelled: nothing to refund, nothing to do
-    if round_.state not in (*BEFORE_DEALING, Round.State.PAUSED):
-        raise RoundNotCancellable(
-            f"Round {round_.pk} is {round_.state}: only a round that has not started dealing, or a paused one, "
-            "can be cancelled. Pause the table first."
-        )
-    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200])
-    audit(
-        actor=actor,
-        action="round.cancel",
-        target=round_,
-        reason=reason,
-        before={"state": round_.state},
-        after={"state": Round.State.CANCELLED, "bets_refunded": refunded},
-    )
-    Table.objects.filter(pk=round_.table_id, status=Table.Status.OPEN).update(next_action_at=timezone.now())
-    return refunded
-
-
-def table_round_void(*, table_id: int, reason: str, actor: Any = None) -> tuple[Round, int] | None:
-    """Operator: cancel the table's live round (``round_void``); None when no round is live."""
-    live = _live_round(table_id)
-    if live is None:
-        return None
-    return live, round_void(round_id=live.pk, reason=reason, actor=actor)

@@ -1,0 +1,124 @@
+"""The ticker: one table's due steps, run one at a time (``table_step``) or all that are due (``table_run``).
+
+Deadlines live in PostgreSQL (``Table.next_action_at``); ``table_step`` does at most one due transition
+(``tables.services.transitions``) inside a transaction holding the table's row lock (``SKIP LOCKED``: a
+concurrent step of the same table returns at once), and ``table_run`` holds a PostgreSQL advisory lock so
+one runner per table works at a time across every worker. An unexpected exception pauses the table
+(``tables.services.controls.table_pause``); a database outage does not: nothing committed, the next tick
+tries again. ``tables.tasks`` runs these from Celery.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.utils import timezone
+
+from tables.models import Round, Table
+from tables.services.controls import table_pause
+from tables.services.transitions import (
+    live_round,
+    round_close,
+    round_deal_card,
+    round_finish,
+    round_open,
+    round_reveal,
+    round_start_dealing,
+    set_next_action,
+    shoe_replace,
+)
+
+logger = logging.getLogger(__name__)
+
+# pg_try_advisory_lock(namespace, table_id): one runner per table across every worker.
+ADVISORY_NAMESPACE = 0x42AC
+MAX_STEPS_PER_RUN = 20
+
+
+def _step(table_id: int, now: datetime) -> str | None:
+    table = Table.objects.select_for_update(skip_locked=True).filter(pk=table_id).first()
+    if table is None or table.status == Table.Status.PAUSED:
+        return None
+    if table.next_action_at is not None and table.next_action_at > now:
+        return None
+    round_ = live_round(table_id)
+    if round_ is None:
+        if table.status != Table.Status.OPEN:
+            set_next_action(table_id, None)
+            return None
+        if round_open(table_id=table_id, now=now) is not None:
+            return "opened"
+        if shoe_replace(table_id=table_id, now=now) is not None:
+            return "shuffled"
+        return None
+    if round_.state == Round.State.BETTING:
+        if round_.closes_at > now:
+            set_next_action(table_id, round_.closes_at)
+            return None
+        return "closed" if round_close(round_id=round_.pk, now=now) else None
+    if round_.state == Round.State.CLOSED:
+        return "dealing" if round_start_dealing(round_id=round_.pk, now=now) else None
+    if round_.state == Round.State.DEALING:
+        if round_deal_card(round_id=round_.pk, position=len(round_.cards) + 1, now=now) is not None:
+            return "dealt"
+        return "result" if round_reveal(round_id=round_.pk, now=now) else None
+    if round_.state == Round.State.RESULT:
+        return "settled" if round_finish(round_id=round_.pk, now=now) else None
+    return None  # paused: waits for the operator
+
+
+def table_step(*, table_id: int, now: datetime | None = None) -> str | None:
+    """Do at most one due step for one table; return its name (``opened``, ``shuffled``, ``closed``,
+    ``dealing``, ``dealt``, ``result``, ``settled``, ``faulted``) or None when nothing was due.
+
+    Safe to call any number of times from any number of processes.
+    """
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            return _step(table_id, now)
+    except (OperationalError, InterfaceError):
+        raise  # the database, not the game: nothing committed, the next tick retries
+    except Exception as exc:
+        logger.exception("table %s: fault while advancing; pausing it", table_id)
+        table_pause(table_id=table_id, reason=f"fault: {type(exc).__name__}: {exc}"[:200], fault=True)
+        return "faulted"
+
+
+def table_run(*, table_id: int, max_steps: int = MAX_STEPS_PER_RUN) -> tuple[list[str], datetime | None]:
+    """Advance one table through every step due now; return the steps and when it is next due.
+
+    Holds a PostgreSQL advisory lock for the run, so one runner per table at a time across all workers
+    and the events of consecutive steps leave in order. Another runner holding it → ``([], None)``.
+    """
+    if not _try_lock(table_id):
+        return [], None
+    try:
+        steps: list[str] = []
+        while len(steps) < max_steps:
+            step = table_step(table_id=table_id)
+            if step is None:
+                break
+            steps.append(step)
+            if step == "faulted":
+                break
+        next_at = Table.objects.filter(pk=table_id).values_list("next_action_at", flat=True).first()
+        return steps, next_at
+    finally:
+        _unlock(table_id)
+
+
+def _try_lock(table_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_NAMESPACE, table_id])
+        return bool(cursor.fetchone()[0])
+
+
+def _unlock(table_id: int) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_NAMESPACE, table_id])
+    except (OperationalError, InterfaceError):  # connection gone: the lock went with it
+        logger.warning("table %s: advisory unlock failed", table_id, exc_info=True)
