@@ -266,7 +266,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "baccarat_site.accounts.passwords.NumericPasswordValidator"},
 ]
 
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "baccarat_site.accounts.tokens.PreparedTokenAuthentication",

@@ -457,10 +457,10 @@ def money() -> tuple[Decimal, Decimal]:
     from django.db.models import Sum
 
     from wallets.models import Wallet
-    from wallets.selectors import money_in_play
+    from wallets.selectors import house_balance
 
-    players = Wallet.objects.filter(kind=Wallet.Kind.PLAYER).aggregate(total=Sum("balance"))["total"]
-    return players or Decimal("0.00"), money_in_play()
+    players = Wallet.objects.filter(kind=Wallet.Kind.PLAYER).aggregate(total=Sum("balance"))["total"] or Decimal(0)
+    return players, players + house_balance()
 
 
 def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tuple[str, str]], bool]:

@@ -247,14 +247,14 @@ class BetPlaceApi(APIView):
     def post(self, request: Request, round_id: int) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        body = bet_place(
+        placed = bet_place(
             user=request.user,
             round_id=round_id,
             mode=serializer.validated_data["mode"],
             bets=serializer.validated_data["bets"],
             idempotency_key=request.headers.get("Idempotency-Key"),
         )
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(placed.as_body(), status=status.HTTP_201_CREATED)
 
 
 # Dates a filter can name: the day after the last one still exists, and every real UTC offset is within ±14:00

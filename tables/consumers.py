@@ -151,8 +151,12 @@ class TableHub:
     async def join(cls, consumer: TableConsumer) -> None:
         key = cls._key(consumer)
         hub = cls._hubs.get(key)
-        stale = hub is None or hub.task.done() or hub.loop is not asyncio.get_running_loop()
-        if stale or hub.layer is not get_channel_layer():
+        if (
+            hub is None
+            or hub.task.done()
+            or hub.loop is not asyncio.get_running_loop()
+            or hub.layer is not get_channel_layer()
+        ):
             hub = cls._hubs[key] = cls(consumer.table_id, get_channel_layer())
         hub.sockets.add(consumer)
         await hub.ready.wait()
@@ -278,7 +282,9 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
 
 
 try:  # daphne's WebSocket library; sends to a socket its client already closed raise this
-    from autobahn.exception import Disconnected as _DISCONNECTED
+    from autobahn.exception import Disconnected
+
+    _DISCONNECTED: tuple[type[Exception], ...] = (Disconnected,)
 except ImportError:  # pragma: no cover - daphne depends on autobahn
     _DISCONNECTED = ()
 
@@ -488,7 +494,9 @@ class TableConsumer(GuardedJsonConsumer):
             logger.exception("place_bets failed for user %s round %s", self.user.pk, round_id)
             await self.send_error("server_error", "The bets could not be placed; nothing was changed.")
             return
-        await self.send_json({"type": "bets.confirmed", "round_id": round_id, "idempotency_key": key, **result})
+        await self.send_json(
+            {"type": "bets.confirmed", "round_id": round_id, "idempotency_key": key, **result.as_body()}
+        )
 
     # ── plumbing ────────────────────────────────────────────────────────────
 

@@ -354,7 +354,19 @@ class Shoe(models.Model):
         return self.server_seed if self.finished_at else None
 
 
+class BetMode(models.TextChoices):
+    """How a Banker bet is paid (docs/rules.md): the same for every bet of one confirm."""
+
+    TRADITIONAL = "traditional", "Traditional"
+    NO_COMMISSION = "no_commission", "No commission"
+
+
 class Round(models.Model):
+    class Winner(models.TextChoices):
+        PLAYER = "player", "Player"
+        BANKER = "banker", "Banker"
+        TIE = "tie", "Tie"
+
     class State(models.TextChoices):
         BETTING = "betting", "Betting"
         CLOSED = "closed", "Closed"
@@ -383,7 +395,7 @@ class Round(models.Model):
     cards = models.JSONField(default=list, blank=True)
     player_total = models.PositiveSmallIntegerField(null=True, blank=True)
     banker_total = models.PositiveSmallIntegerField(null=True, blank=True)
-    winner = models.CharField(max_length=6, blank=True)
+    winner = models.CharField(max_length=6, blank=True, choices=Winner.choices)  # blank until the result
     flags = models.JSONField(null=True, blank=True)
     is_last_of_shoe = models.BooleanField(default=False)
     # While paused: the state to go back to on resume.
@@ -406,6 +418,11 @@ class Round(models.Model):
                 condition=Q(player_total__isnull=True) | Q(player_total__lte=9, banker_total__lte=9),
                 name="round_totals_0_to_9",
             ),
+            models.CheckConstraint(condition=Q(winner__in=["", "player", "banker", "tie"]), name="round_winner_known"),
+            models.CheckConstraint(
+                condition=Q(state__in=["betting", "closed", "dealing", "result", "settled", "paused", "cancelled"]),
+                name="round_state_known",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -419,7 +436,7 @@ class BetPlacement(models.Model):
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="placements")
     idempotency_key = models.CharField(max_length=100)
     fingerprint = models.CharField(max_length=64, help_text="sha256 of the canonical request body.")
-    mode = models.CharField(max_length=14)
+    mode = models.CharField(max_length=14, choices=BetMode.choices)
     stake_transaction = models.ForeignKey(
         "wallets.LedgerTransaction", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -429,6 +446,7 @@ class BetPlacement(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["user", "idempotency_key"], name="placement_idempotency_key_unique"),
+            models.CheckConstraint(condition=Q(mode__in=BetMode.values), name="placement_mode_known"),
         ]
 
     def __str__(self) -> str:
@@ -436,9 +454,7 @@ class BetPlacement(models.Model):
 
 
 class Bet(models.Model):
-    class Mode(models.TextChoices):
-        TRADITIONAL = "traditional", "Traditional"
-        NO_COMMISSION = "no_commission", "No commission"
+    Mode = BetMode
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -451,9 +467,9 @@ class Bet(models.Model):
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
     placement = models.ForeignKey(BetPlacement, on_delete=models.PROTECT, related_name="bets")
-    type = models.CharField(max_length=16)
+    type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
     amount = models.DecimalField(max_digits=12, decimal_places=2)
-    mode = models.CharField(max_length=14, choices=Mode.choices, default=Mode.TRADITIONAL)
+    mode = models.CharField(max_length=14, choices=BetMode.choices, default=BetMode.TRADITIONAL)
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN)
     # What the player got back (stake + winnings, the stake on a push, 0 on a loss).
     payout = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
@@ -481,6 +497,11 @@ class Bet(models.Model):
         ]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="bet_amount_positive"),
+            models.CheckConstraint(condition=Q(type__in=_BET_TYPES), name="bet_known_type"),
+            models.CheckConstraint(condition=Q(mode__in=BetMode.values), name="bet_mode_known"),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "won", "lost", "push", "refunded"]), name="bet_status_known"
+            ),
             models.CheckConstraint(
                 condition=(Q(status="open", payout__isnull=True) | (~Q(status="open") & Q(payout__gte=0))),
                 name="bet_payout_set_once_settled",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -270,7 +270,13 @@ class WalletAdmin(ReadOnlyAdmin):
 # ── the ledger ─────────────────────────────────────────────────────────────────────────────────────
 
 
-class LedgerEntryInline(admin.TabularInline):
+if TYPE_CHECKING:  # Django's admin classes are generic only in django-stubs.
+    _LedgerEntryInlineBase = admin.TabularInline[LedgerEntry, LedgerTransaction]
+else:
+    _LedgerEntryInlineBase = admin.TabularInline
+
+
+class LedgerEntryInline(_LedgerEntryInlineBase):
     model = LedgerEntry
     extra = 0
     can_delete = False

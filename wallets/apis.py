@@ -22,7 +22,7 @@ class WalletApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[selectors.WalletBalance]):
         class Meta:
             ref_name = "Wallet"
 
@@ -39,7 +39,7 @@ class LedgerApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    class OutputSerializer(serializers.ModelSerializer):
+    class OutputSerializer(serializers.ModelSerializer[LedgerEntry]):
         transaction = serializers.IntegerField(source="transaction_id")
         kind = serializers.CharField(source="transaction.kind")
         reference = serializers.CharField(source="transaction.reference")

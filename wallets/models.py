@@ -34,6 +34,8 @@ class Wallet(models.Model):
     # from the ledger (wallets.selectors.house_balance).
     balance = models.DecimalField(max_digits=14, decimal_places=2, default=money.ZERO)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Not a field: the house wallet's id, set only on a wallet read by wallets.services.wallet_lock_existing.
+    house_id: int | None
 
     class Meta:
         constraints = [

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import connection
@@ -18,7 +18,12 @@ from baccarat_site.money import CENT, ZERO, cents
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
 
-def wallet_balance(*, user: Any) -> dict[str, Any]:
+class WalletBalance(TypedDict):
+    balance: Decimal
+    currency: str
+
+
+def wallet_balance(*, user: Any) -> WalletBalance:
     """``{"balance": Decimal, "currency": str}``; a player without a wallet yet has 0.00."""
     row = Wallet.objects.filter(user=user).values("balance", "currency").first()
     return row or {"balance": ZERO, "currency": settings.CURRENCY}
@@ -70,12 +75,6 @@ def wallet_ledger_balances(*, wallet_ids: Iterable[int]) -> dict[int, Decimal]:
 def wallet_ledger_balance(*, wallet: Wallet) -> Decimal:
     """One wallet's balance from its ledger entries (see :func:`wallet_ledger_balances`)."""
     return wallet_ledger_balances(wallet_ids=[wallet.pk])[wallet.pk]
-
-
-def money_in_play() -> Decimal:
-    """Sum of every player's stored balance plus the house's derived one: always 0.00 in a sound ledger."""
-    players = Wallet.objects.filter(kind=Wallet.Kind.PLAYER).aggregate(total=Sum("balance"))["total"] or ZERO
-    return cents(players + house_balance())
 
 
 @dataclass

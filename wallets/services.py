@@ -26,7 +26,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -122,8 +122,9 @@ def wallet_lock_existing(*, user_id: int) -> Wallet | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    wallet = Wallet(id=row[0], user_id=user_id, kind=Wallet.Kind.PLAYER, balance=row[1], currency=row[2])
-    wallet.house_id = row[3]
+    wallet_id, balance, currency, house_id = cast("tuple[int, Decimal, str, int | None]", row)
+    wallet = Wallet(id=wallet_id, user_id=user_id, kind=Wallet.Kind.PLAYER, balance=balance, currency=currency)
+    wallet.house_id = house_id
     return wallet
 
 
@@ -191,7 +192,7 @@ def wallet_post(
                 "house": house_id,
             },
         )
-        transaction_id = cursor.fetchone()[0]
+        (transaction_id,) = cast("tuple[int]", cursor.fetchone())
     wallet.balance = new_balance
     return transaction_id
 
@@ -367,7 +368,7 @@ def wallets_credit_many(
                 "house": house_id,
             },
         )
-        transactions = dict(cursor.fetchall())
+        transactions = dict(cast("list[tuple[int, int]]", cursor.fetchall()))
     if len(transactions) != len(users):
         raise RuntimeError(f"credited {len(transactions)} of {len(users)} wallets")
     return {
@@ -444,6 +445,7 @@ def wallet_refill(*, user: Any, minimum_stake: Decimal) -> LedgerTransaction:
             f"this wallet holds {money.display(wallet.balance)}."
         )
     if status.refusal == "refill_too_soon":
+        assert status.retry_after is not None  # RefillStatus: set whenever the refusal is refill_too_soon
         minutes = math.ceil(status.retry_after / 60)
         raise RefillTooSoon(
             f"One refill an hour: the next is possible in {minutes} minute{'s' if minutes != 1 else ''}.",

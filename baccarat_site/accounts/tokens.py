@@ -37,7 +37,7 @@ class PreparedTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, str]:
         from django.contrib.auth import get_user_model
 
-        from wallets.services import prepared_cursor
+        from baccarat_site.db import prepared_cursor
 
         user_model = get_user_model()
         sql = self._sql

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.pagination import PageNumberPagination
@@ -25,7 +26,7 @@ class Pagination(PageNumberPagination):
             raise exceptions.ValidationError({"page": "A whole number from 1, or leave it out."})
         return super().get_page_number(request, paginator)
 
-    def get_page_size(self, request: Request) -> int:
+    def get_page_size(self, request: Request) -> int | None:
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
@@ -53,7 +54,7 @@ def page_of(serializer_class: type, name: str) -> Any:
     )
 
 
-def paginated(*, queryset: Any, serializer_class: type, request: Request, view: APIView) -> Response:
+def paginated(*, queryset: QuerySet[Any], serializer_class: type, request: Request, view: APIView) -> Response:
     paginator = Pagination()
     page = paginator.paginate_queryset(queryset, request, view=view)
     return paginator.get_paginated_response(serializer_class(page, many=True).data)

@@ -25,13 +25,13 @@ Definitions
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate
@@ -39,6 +39,9 @@ from django.utils import timezone
 
 from baccarat_site.money import CENT, ZERO, cents
 from tables.models import Bet, Round, Table
+
+if TYPE_CHECKING:
+    from tables.engine.tableau import Winner
 
 SETTLED_BET_STATES = (Bet.Status.WON, Bet.Status.LOST, Bet.Status.PUSH)
 LIVE_ROUND_STATES = (
@@ -182,7 +185,7 @@ def possible_facts(decks: int) -> tuple[Any, ...]:
         c[p1] += 1
     out = set()
     for pt, bt, pnat, bnat, bcards, player_pairs, banker_pairs in mains:
-        winner = "player" if pt > bt else "banker" if bt > pt else "tie"
+        winner: Winner = "player" if pt > bt else "banker" if bt > pt else "tie"
         for ppair, pperfect in player_pairs:
             for bpair, bperfect in banker_pairs:
                 out.add(Facts(winner, pt, bt, pnat, bnat, bcards, ppair, bpair, pperfect, bperfect))
@@ -250,7 +253,7 @@ class _Book:
             self._won[(key, odds)] = memo
         return memo
 
-    def net(self, vector: dict[tuple[str, str], tuple[str, Decimal]]) -> Decimal:
+    def net(self, vector: Mapping[tuple[str, str], tuple[str, Decimal]]) -> Decimal:
         return sum((self.returns(key, *vector[key]) for key in self.groups), ZERO) - self.total
 
 
@@ -567,17 +570,17 @@ def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
     out = []
     for table in tables:
         round_ = latest.get(table.pk)
-        row = FloorTable(table=table, round=round_, ggr_today=ggr.get(table.pk, ZERO))
+        floor_row = FloorTable(table=table, round=round_, ggr_today=ggr.get(table.pk, ZERO))
         if round_ is not None:
             round_.table = table  # the variant is already loaded
             per_type = stakes.get(round_.pk, {})
-            row.stakes = sorted(((t, cents(a)) for t, a in per_type.items()), key=lambda s: order.get(s[0], 99))
-            row.players = players.get(round_.pk, 0)
+            floor_row.stakes = sorted(((t, cents(a)) for t, a in per_type.items()), key=lambda s: order.get(s[0], 99))
+            floor_row.players = players.get(round_.pk, 0)
             bets = open_bets.get(round_.pk, [])
-            row.open_stakes = cents(sum((a * n for _t, _m, a, n in bets), ZERO))
+            floor_row.open_stakes = cents(sum((a * n for _t, _m, a, n in bets), ZERO))
             if round_.state in LIVE_ROUND_STATES:
-                row.exposure = round_exposure(round_, bets)
+                floor_row.exposure = round_exposure(round_, bets)
             if round_.state == Round.State.BETTING:
-                row.seconds_to_close = max(0.0, (round_.closes_at - now).total_seconds())
-        out.append(row)
+                floor_row.seconds_to_close = max(0.0, (round_.closes_at - now).total_seconds())
+        out.append(floor_row)
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Count, Min, Sum
 
@@ -17,7 +17,6 @@ from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
 from tables.models import Bet, Round, Shoe, Table, VariantBet
 
-FINAL_STATES = ("settled", "cancelled")
 RESULT_STATES = ("result", "settled")
 
 
@@ -93,7 +92,8 @@ def shoe_roads(shoe_id: int | None) -> dict[str, Any]:
     if shoe_id is None:
         return roads([])
     flags = Round.objects.filter(shoe_id=shoe_id, state__in=RESULT_STATES).order_by("number")
-    return roads(list(flags.values_list("flags", flat=True)))
+    # A round with a result always has its flags (the column is null only before the result).
+    return roads(cast("list[dict[str, Any]]", list(flags.values_list("flags", flat=True))))
 
 
 def shoe_info(shoe: Shoe | None) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -66,6 +67,43 @@ class InvalidMode(DomainError):
 
 class InvalidBet(DomainError):
     """A refused batch; ``code`` is one of docs/api.md's bet placement codes."""
+
+
+@dataclass(frozen=True)
+class PlacedBet:
+    id: int
+    type: str
+    amount: Decimal
+    mode: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A confirmed batch: its bets and the player's balance right after the stake left it."""
+
+    bets: tuple[PlacedBet, ...]
+    balance: Decimal
+
+    def as_body(self) -> dict[str, Any]:
+        """The answer docs/api.md gives for it (kept with the placement, and given again on a replay)."""
+        return {
+            "bets": [
+                {"id": b.id, "type": b.type, "amount": money.text(b.amount), "mode": b.mode, "status": b.status}
+                for b in self.bets
+            ],
+            "balance": money.text(self.balance),
+        }
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> Placement:
+        return cls(
+            bets=tuple(
+                PlacedBet(id=b["id"], type=b["type"], amount=Decimal(b["amount"]), mode=b["mode"], status=b["status"])
+                for b in body["bets"]
+            ),
+            balance=Decimal(body["balance"]),
+        )
 
 
 class _KeyTaken(Exception):
@@ -122,8 +160,10 @@ def _fingerprint(round_id: int, mode: Any, bets: Any) -> str:
 # ── bet_place ───────────────────────────────────────────────────────────────
 
 
-def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempotency_key: str | None) -> dict:
-    """Confirm a player's batch of bets on one round, all or nothing; return the API's 201 body.
+def bet_place(
+    *, user: Any, round_id: int, mode: str, bets: list[dict[str, Any]], idempotency_key: str | None
+) -> Placement:
+    """Confirm a player's batch of bets on one round, all or nothing; return the :class:`Placement`.
 
     Raises :class:`DomainError` subclasses carrying docs/api.md's codes. With an
     ``idempotency_key``, a repeated request returns the first answer again
@@ -165,13 +205,13 @@ def bet_place(*, user: Any, round_id: int, mode: str, bets: list[dict], idempote
     return replay
 
 
-def _replay(*, user: Any, key: str, fingerprint: str) -> dict | None:
+def _replay(*, user: Any, key: str, fingerprint: str) -> Placement | None:
     found = BetPlacement.objects.filter(user=user, idempotency_key=key).values("fingerprint", "response").first()
     if found is None:
         return None
     if found["fingerprint"] != fingerprint:
         raise IdempotencyConflict("This Idempotency-Key was already used with a different request.")
-    return found["response"]
+    return Placement.from_body(found["response"])
 
 
 _ROUND_FOR_BETS = """
@@ -232,7 +272,9 @@ def _limits_of(round_id: int, terms: Any) -> Any:
     return built
 
 
-def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal]], key: str, fingerprint: str) -> dict:
+def _place(
+    *, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal]], key: str, fingerprint: str
+) -> Placement:
     now = timezone.now()
     with prepared_cursor() as cursor:
         cursor.execute(_ROUND_FOR_BETS, [round_id, now])
@@ -277,13 +319,13 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
             wallet=wallet, amount=-total, kind=LedgerTransaction.Kind.STAKE, reference=f"round:{round_id}"
         )
 
-        response = {
-            "bets": [
-                {"id": bet_id, "type": bet_type, "amount": money.text(amount), "mode": mode, "status": "open"}
+        placed = Placement(
+            bets=tuple(
+                PlacedBet(id=bet_id, type=bet_type, amount=amount, mode=mode, status="open")
                 for bet_id, (bet_type, amount) in zip(bet_ids, bets, strict=True)
-            ],
-            "balance": money.text(wallet.balance),
-        }
+            ),
+            balance=wallet.balance,
+        )
         cursor.execute(
             _INSERT_BETS,
             [
@@ -293,7 +335,7 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
                 fingerprint,
                 mode,
                 stake_id,
-                json.dumps(response),
+                json.dumps(placed.as_body()),
                 now,
                 round_id,
                 user.pk,
@@ -305,7 +347,7 @@ def _place(*, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal
             ],
         )
     _announce_bets_changed(table_id=table_id, round_id=round_id)
-    return response
+    return placed
 
 
 def _announce_bets_changed(*, table_id: int, round_id: int) -> None:

@@ -23,7 +23,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -154,7 +154,7 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
     """Steps 2–5 of the module docstring, inside the caller's transaction; the announcement after commit."""
     with prepared_cursor() as cursor:
         cursor.execute(_STAKES, [round_id])
-        stakes = cursor.fetchall()
+        stakes = cast("list[tuple[str, str, Decimal, int]]", cursor.fetchall())
         outcomes = [price(bet_type, mode, amount) for bet_type, mode, amount, _count in stakes]
         expected = sum(count for *_stake, count in stakes)
         if not outcomes:
@@ -165,7 +165,7 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
             [o.amount for o in outcomes],
         )
         cursor.execute(_RETURNS, [*columns, [o.payout for o in outcomes], round_id])
-        returns = dict(cursor.fetchall())
+        returns = dict(cast("list[tuple[int, Decimal]]", cursor.fetchall()))
         credits = wallet_services.wallets_credit_many(
             credits={user_id: total for user_id, total in returns.items() if total > 0},
             kind=kind,

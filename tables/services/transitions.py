@@ -233,7 +233,7 @@ def round_start_dealing(*, round_id: int, now: datetime | None = None) -> bool:
     return True
 
 
-def _deal_plan(round_: Round, upcoming: list[Any]) -> tuple[Any, list[tuple[str, Any]]]:
+def _deal_plan(round_: Round, upcoming: list[engine.Card]) -> tuple[engine.RoundResult, list[tuple[str, engine.Card]]]:
     """(the whole round's result, its cards in deal order), from the cards already dealt and the next cards of
     the persisted shoe (``upcoming``: at most the six a round can need), so nothing is ever guessed."""
     dealt = [engine.Card.parse(c["card"]) for c in round_.cards]
@@ -245,7 +245,7 @@ def _deal_plan(round_: Round, upcoming: list[Any]) -> tuple[Any, list[tuple[str,
     return result, order
 
 
-def _upcoming(state: Any) -> list[Any]:
+def _upcoming(state: engine.ShoeState) -> list[engine.Card]:
     return state.cards[state.position : state.position + MAX_ROUND_CARDS]
 
 

@@ -44,7 +44,7 @@ def place(db):
             mode=mode,
             bets=[{"type": t, "amount": a} for t, a in bets],
             idempotency_key=key or str(uuid.uuid4()),
-        )
+        ).as_body()
 
     return do
 

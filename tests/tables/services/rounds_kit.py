@@ -46,7 +46,7 @@ def place(user: Any, round_id: int, *bets: tuple[str, str], mode: str = "traditi
         mode=mode,
         bets=[{"type": t, "amount": a} for t, a in bets],
         idempotency_key=str(uuid.uuid4()),
-    )
+    ).as_body()
 
 
 class Clock:
