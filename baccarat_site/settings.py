@@ -61,7 +61,7 @@ def database_from_url(url: str) -> dict[str, object]:
         "CONN_MAX_AGE": 0 if env_bool("DB_POOL") else env_int("DB_CONN_MAX_AGE", 0),
         "OPTIONS": {
             # Django turns psycopg's prepared statements off (for transaction-mode poolers); the money
-            # path's raw statements (wallets.services.prepared_cursor) were then parsed and planned on
+            # path's raw statements (baccarat_site.db.prepared_cursor) were then parsed and planned on
             # every call: half of PostgreSQL's CPU per confirm. On by default; "off" behind a pooler
             # that cannot carry them.
             "prepare_threshold": env_prepare_threshold(),

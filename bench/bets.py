@@ -681,7 +681,7 @@ def main() -> int:
     procs: list[subprocess.Popen] = []
     try:
         django_setup(bench_url, redis_url)
-        from wallets.selectors import ledger_reconciliation
+        from tables.selectors.bets import casino_reconciliation
 
         print(f"database: {urlsplit(bench_url).path.lstrip('/')} (scratch, on the configured PostgreSQL)")
         t0 = time.perf_counter()
@@ -729,7 +729,7 @@ def main() -> int:
             f"({settle['bets']:,} bet outcomes, {settle['payers']:,} transactions, {2 * settle['payers']:,} entries)"
         )
 
-        report = ledger_reconciliation()
+        report = casino_reconciliation()
         print()
         print(
             f"ledger after the run: {'reconciles' if report.ok else 'DOES NOT RECONCILE'} "

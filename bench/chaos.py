@@ -467,8 +467,8 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
     from django.db.models import Count
 
     from tables.models import Bet, Round
+    from tables.selectors.bets import casino_reconciliation
     from wallets.models import LedgerEntry, LedgerTransaction, Wallet
-    from wallets.selectors import ledger_reconciliation
 
     ledger: Ledger = outcome["ledger"]
     rounds = Round.objects.filter(pk__gt=outcome["first_id"])
@@ -498,7 +498,7 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
     )
     open_bets = Bet.objects.filter(status=Bet.Status.OPEN).count()
     frozen = sum(1 for seconds in outcome["quiet"].values() if seconds > STALL_LIMIT)
-    report = ledger_reconciliation()
+    report = casino_reconciliation()
     players_after, in_play_after = money()
     worst_stall = max(outcome["stalls"].values(), default=0.0)
     rows = [

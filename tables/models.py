@@ -20,6 +20,7 @@ from django.db import models
 from django.db.models import Q
 
 from baccarat_site import money
+from tables import engine
 from tables.engine.bets import BET_TYPES as _BET_TYPES
 from tables.engine.payouts import DEFAULT_PAYTABLE, Paytable
 
@@ -236,15 +237,11 @@ class Variant(models.Model):
         """What a round opens with and keeps: the paytable and the limits, as plain JSON."""
         return {"paytable": self.paytable_dict(), "limits": self.limits_dict()}
 
-    def engine_paytable(self):  # noqa: ANN201 - engine type, imported lazily
-        from tables.engine import Paytable
+    def engine_paytable(self) -> engine.Paytable:
+        return engine.Paytable.from_dict(self.paytable_dict())
 
-        return Paytable.from_dict(self.paytable_dict())
-
-    def engine_limits(self):  # noqa: ANN201
-        from tables.engine import Limits
-
-        return Limits.from_dict(self.limits_dict())
+    def engine_limits(self) -> engine.Limits:
+        return engine.Limits.from_dict(self.limits_dict())
 
 
 class VariantBet(models.Model):

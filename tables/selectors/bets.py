@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 
 from baccarat_site.errors import NotFound
 from tables.models import Bet, Round
+from wallets.selectors import Reconciliation, ledger_reconciliation
 
 MAX_ID = 2**63 - 1
 
@@ -78,3 +79,52 @@ def round_with_bets(*, round_id: int, user: Any) -> dict[str, Any]:
         }
     )
     return data
+
+
+# Each is (description, SQL returning offending rows as text): the bets against the ledger they point into.
+BET_CHECKS: tuple[tuple[str, str], ...] = (
+    (
+        "bet placement's stake differs from its bets",
+        """
+        SELECT format('placement %s: bets total %s, stake entry %s', p.id, b.total, -e.amount)
+        FROM tables_betplacement p
+        JOIN (SELECT placement_id, SUM(amount) AS total FROM tables_bet GROUP BY placement_id) b
+          ON b.placement_id = p.id
+        LEFT JOIN wallets_ledgerentry e ON e.transaction_id = p.stake_transaction_id AND e.balance_after IS NOT NULL
+        WHERE e.amount IS DISTINCT FROM -b.total
+        """,
+    ),
+    (
+        "bet left open in a finished round",
+        """
+        SELECT format('bet %s in %s round %s', b.id, r.state, r.id)
+        FROM tables_bet b JOIN tables_round r ON r.id = b.round_id
+        WHERE b.status = 'open' AND r.state IN ('settled', 'cancelled')
+        """,
+    ),
+    (
+        "settled bets' payouts differ from their settlement transaction",
+        """
+        SELECT format('transaction %s: bets pay %s, entry credits %s', b.settlement_transaction_id, b.total, e.amount)
+        FROM (SELECT settlement_transaction_id, SUM(payout) AS total FROM tables_bet
+              WHERE settlement_transaction_id IS NOT NULL GROUP BY settlement_transaction_id) b
+        LEFT JOIN wallets_ledgerentry e
+          ON e.transaction_id = b.settlement_transaction_id AND e.balance_after IS NOT NULL
+        WHERE e.amount IS DISTINCT FROM b.total
+        """,
+    ),
+    (
+        "settled bet with a payout but no settlement transaction",
+        """
+        SELECT format('bet %s (%s) pays %s', id, status, payout) FROM tables_bet
+        WHERE status <> 'open' AND payout > 0 AND settlement_transaction_id IS NULL
+        """,
+    ),
+)
+
+
+def casino_reconciliation(*, limit_per_check: int = 20) -> Reconciliation:
+    """The ledger's own checks (``wallets.selectors.ledger_reconciliation``) and the bets' against it:
+    every placement's stake equals its bets, no bet is open in a finished round, every settled bet's
+    transaction credits what its bets pay."""
+    return ledger_reconciliation(limit_per_check=limit_per_check, extra_checks=BET_CHECKS)

@@ -27,7 +27,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -283,7 +283,7 @@ def _place(
             if Round.objects.filter(pk=round_id).exists():
                 raise BettingClosed("Betting is closed for this round.")
             raise RoundNotFound("There is no such round.")
-        shoe_round, table_id, terms = row
+        shoe_round, table_id, terms = cast("tuple[int, int, Any]", row)
         engine_limits = _limits_of(round_id, terms)
 
         wallet = wallet_services.wallet_lock_existing(user_id=user.pk)
@@ -294,7 +294,7 @@ def _place(
         cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, _bet_sequence(cursor), len(bets)])
         existing: list[tuple[str, Decimal]] = []
         bet_ids: list[int] = []
-        for kind, bet_type, value in cursor.fetchall():
+        for kind, bet_type, value in cast("list[tuple[str, str, Any]]", cursor.fetchall()):
             if kind == "key":
                 raise _KeyTaken
             if kind == "bet":

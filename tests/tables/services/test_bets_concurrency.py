@@ -16,6 +16,7 @@ from django.db import connection, connections, transaction
 from baccarat_site.errors import DomainError
 from tables import events
 from tables.models import Bet, Round
+from tables.selectors.bets import casino_reconciliation
 from tables.services import placement, settlement
 from tests.factories import make_round, make_table
 from wallets import selectors as wallet_selectors
@@ -72,7 +73,7 @@ def test_a_hundred_parallel_confirms_from_a_player_who_can_afford_ten_succeed_ex
     assert sorted(Decimal(r["balance"]) for r in accepted) == [Decimal(n) for n in range(0, 100, 10)]
     assert Wallet.objects.get(user=alice).balance == Decimal("0.00")
     assert Bet.objects.count() == 10
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_parallel_confirms_from_many_players_on_one_round_all_land(player, monkeypatch):
@@ -84,8 +85,8 @@ def test_parallel_confirms_from_many_players_on_one_round_all_land(player, monke
 
     assert all(isinstance(r, dict) for r in results), [r for r in results if not isinstance(r, dict)]
     assert Bet.objects.filter(round=round_).count() == 80
-    assert wallet_selectors.ledger_reconciliation().ok
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_the_same_key_sent_twice_at_once_places_one_batch_and_answers_both_alike(player, monkeypatch):
@@ -115,7 +116,7 @@ def test_concurrent_and_repeated_settlement_pays_exactly_once(player, deal, monk
     for user in players:
         assert Wallet.objects.get(user=user).balance == Decimal("100.00") - 12 + 20 + 9
     assert LedgerTransaction.objects.filter(kind="payout").count() == 10
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_settle_and_cancel_racing_each_other_move_the_money_once(player, deal, monkeypatch):
@@ -138,7 +139,7 @@ def test_settle_and_cancel_racing_each_other_move_the_money_once(player, deal, m
     expected = {"settled": Decimal("110.00"), "cancelled": Decimal("100.00")}[state]
     assert Wallet.objects.get(user=alice).balance == expected
     assert LedgerTransaction.objects.filter(kind__in=["payout", "refund"]).count() == 1
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_a_bet_in_flight_holds_the_close_back_and_is_refunded_with_the_round(player, monkeypatch):
@@ -194,7 +195,7 @@ def test_a_bet_in_flight_holds_the_close_back_and_is_refunded_with_the_round(pla
     assert settlement.round_refund(round_id=round_.pk, reason="fault") == 1
     assert Wallet.objects.get(user=alice).balance == Decimal("100.00")
     assert Wallet.objects.get(user=bob).balance == Decimal("100.00")
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
     connection.close()
 
 
@@ -220,7 +221,7 @@ def test_bets_racing_a_cancel_are_either_refused_or_refunded(player, monkeypatch
     assert not Bet.objects.exclude(status="refunded").exists()
     for user in players:
         assert Wallet.objects.get(user=user).balance == Decimal("30.00")
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_players_never_wait_for_each_other_on_the_round_or_the_house(player, monkeypatch):

@@ -15,9 +15,9 @@ from baccarat_site.errors import DomainError
 from tables import events
 from tables.engine import BET_TYPES, MODES, deal_round, parse_cards
 from tables.models import Round
+from tables.selectors.bets import casino_reconciliation
 from tables.services import placement, settlement
 from tests.factories import make_round, make_table, make_user
-from wallets import selectors as wallet_selectors
 from wallets import services as wallet_services
 from wallets.models import Wallet
 
@@ -85,8 +85,8 @@ def test_money_is_neither_created_nor_destroyed(db, monkeypatch, ops):
                 number += 1
                 round_ = make_round(table, number=number)
             # every deposit comes from the house, so players + house stay at zero (reconcile checks it)
-            assert wallet_selectors.ledger_reconciliation().ok
+            assert casino_reconciliation().ok
             assert not Wallet.objects.filter(kind="player", balance__lt=0).exists()
-        report = wallet_selectors.ledger_reconciliation()
+        report = casino_reconciliation()
         assert report.ok, report.problems
         transaction.set_rollback(True)

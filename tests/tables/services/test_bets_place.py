@@ -11,6 +11,7 @@ from django.utils import timezone
 from baccarat_site.errors import DomainError
 from tables import events
 from tables.models import Bet, BetPlacement, Round
+from tables.selectors.bets import casino_reconciliation
 from tables.services import placement
 from tests.factories import make_round, make_table, make_variant
 from wallets import selectors as wallet_selectors
@@ -59,7 +60,7 @@ def test_a_confirmed_batch_moves_its_total_stake_to_the_house_in_one_ledger_tran
     assert stake.entries.get(wallet__user=alice).balance_after == Decimal("86.50")
     assert balance_of(alice) == Decimal("86.50")
     assert wallet_selectors.house_balance() == Decimal("-86.50")
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_one_bad_bet_refuses_the_whole_batch(player, betting_round, place):

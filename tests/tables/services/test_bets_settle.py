@@ -8,8 +8,8 @@ import pytest
 
 from tables import events
 from tables.models import Bet, Round
+from tables.selectors.bets import casino_reconciliation
 from tables.services import settlement
-from wallets import selectors as wallet_selectors
 from wallets.models import LedgerTransaction, Wallet
 
 # P 3 2 | 8 → 3, B 6 K → 6 stands: Banker wins with a two-card 6.
@@ -70,7 +70,7 @@ def test_settlement_pays_each_bet_as_the_engine_says_and_records_its_outcome(
     payouts = LedgerTransaction.objects.filter(kind="payout")
     assert payouts.count() == 2
     assert all(b.settlement_transaction_id is not None for b in Bet.objects.filter(user=bob))
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
     by_group = {group: event for group, event in sent}
     alice_event = by_group[f"user_{alice.pk}"]
@@ -102,7 +102,7 @@ def test_a_push_returns_the_stake_and_a_player_who_lost_everything_gets_no_payou
     assert LedgerTransaction.objects.filter(kind="payout").count() == 1
     bob_event = next(event for group, event in sent if group == f"user_{bob.pk}")
     assert (bob_event["total_won"], bob_event["balance"]) == ("0.00", "95.00")
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_settling_twice_pays_once(player, betting_round, place, deal, sent):
@@ -154,7 +154,7 @@ def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player
     alice_event = next(event for group, event in sent if group == f"user_{alice.pk}")
     assert {b["status"] for b in alice_event["bets"]} == {"refunded"}
     assert alice_event["balance"] == "100.00"
-    assert wallet_selectors.ledger_reconciliation().ok
+    assert casino_reconciliation().ok
 
 
 def test_a_settled_round_cannot_be_cancelled_and_a_cancelled_one_cannot_be_settled(

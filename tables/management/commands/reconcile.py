@@ -1,4 +1,6 @@
-"""``manage.py reconcile``: every wallet against its ledger; exits 1 on any mismatch."""
+"""``manage.py reconcile``: every wallet against its ledger, the bets against the ledger; exits 1 on any mismatch.
+
+It lives with the tables because it checks the bets too (wallets know nothing of tables)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from wallets.selectors import ledger_reconciliation
+from baccarat_site.money import display
+from tables.selectors.bets import casino_reconciliation
 
 
 class Command(BaseCommand):
@@ -20,10 +23,10 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=20, help="Most problems listed per check.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        report = ledger_reconciliation(limit_per_check=options["limit"])
+        report = casino_reconciliation(limit_per_check=options["limit"])
         self.stdout.write(
             f"{report.wallets} wallets, {report.transactions} transactions, {report.entries} entries; "
-            f"players hold {report.player_total:,.2f}, the house {report.house_balance:,.2f}"
+            f"players hold {display(report.player_total)}, the house {display(report.house_balance)}"
         )
         if not report.ok:
             for problem in report.problems:
