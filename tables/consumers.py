@@ -10,7 +10,7 @@ client sends can crash the consumer.
 Fan-out: a table's group may hold thousands of sockets. Rather than every
 socket being its own member of ``table_<id>`` (one channel-layer receive, one
 JSON encoding and one wake-up per socket per event), each process joins the
-group once through a :class:`TableHub`, which encodes and frames each event
+group once through a :class:`tables.hub.TableHub`, which encodes and frames each event
 once and writes the same bytes to every local socket of that table
 (``tables.broadcast``). Personal events still reach a
 player's own socket through ``user_<id>``. Group events never touch the
@@ -21,27 +21,28 @@ database or a thread; only snapshots and bets go through
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
 import time
-import weakref
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from channels.layers import get_channel_layer
-from django.conf import settings
 
 from baccarat_site import jsonlimits
 from baccarat_site.clock import server_time
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
 from tables import presence
-from tables.broadcast import DirectWriter, daphne_protocol, direct_writer, text_frame, too_slow
-from tables.events import table_group, user_group
-from tables.selectors.tables import player_snapshot, table_exists, table_snapshot
-from tables.sequence import seq_now
+from tables.broadcast import DirectWriter, daphne_protocol, direct_writer
+from tables.events import user_group
+from tables.hub import (
+    TABLE_EVENTS,
+    WATCHER_LAYER_ALIAS,
+    TableHub,
+    frame_of,
+    rejoin_seconds,
+)
+from tables.selectors.tables import player_snapshot, table_exists
 
 logger = logging.getLogger(__name__)
 
@@ -55,207 +56,10 @@ MAX_REFUSED_BEFORE_CLOSE = 20
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_BIG = 4009  # the frame was larger than MAX_FRAME_CHARS (protocol: 1009)
 CLOSE_FLOOD = 4429
-CLOSE_RETRY = 4013  # the server cannot serve this socket now (its event hub failed): reconnect (protocol: 1013)
 
 
-async def close_socket(consumer: Any, code: int, why: str) -> None:
-    """Close a socket with an application close code, logging (never swallowing) a failure to do so."""
-    assert code == 1000 or 3000 <= code <= 4999, code
-    try:
-        await consumer.close(code=code)
-    except Exception:
-        logger.exception("could not close a socket (%s, code %s)", why, code)
-
-
-# Group event types forwarded to the browser as they are (docs/api.md, server → client).
-TABLE_EVENTS = frozenset(
-    {
-        "round.opened",
-        "round.closed",
-        "bets.totals",
-        "card.dealt",
-        "round.result",
-        "round.cancelled",
-        "table.paused",
-        "table.resumed",
-        "shoe.shuffled",
-    }
-)
-# A cached snapshot is also dropped after this long, whatever happened (an operator's edit sends no event).
-SNAPSHOT_TTL = 2.0
-# How often a hub that is being stopped is cancelled again (see TableHub.stop).
-STOP_RETRY_SECONDS = 0.5
-# Sockets handed a frame through the ordinary send before the hub lets the event loop write them out.
-DELIVERY_BATCH = 64
-# An alias with no layer configured: get_channel_layer() gives None, so Channels opens no channel.
-WATCHER_LAYER_ALIAS = "tables.watcher-without-channel"
 # Personal events arrive on user_<id>; a player at two tables gets each table's own only.
-PERSONAL_EVENTS = frozenset({"round.settled", "round.refunded", "balance", "balance.changed", "wallet.balance"})
-
-
-def _rejoin_seconds() -> float:
-    expiry = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("group_expiry", 86400)
-    return max(60.0, expiry / 2)
-
-
-def _numbered_snapshot(table_id: int) -> dict[str, Any]:
-    """The table's snapshot with the sequence number read before it (tables.sequence)."""
-    epoch, seq = seq_now(table_id)
-    return {**table_snapshot(table_id), "epoch": epoch, "seq": seq}
-
-
-class TableHub:
-    """This process's single member of ``table_<id>``: receives each table event once, encodes it once and
-    writes it to every local socket watching the table. Created by the first socket, gone with the last.
-    If its channel-layer connection fails, it closes its sockets (CLOSE_RETRY) so browsers reconnect and resync."""
-
-    _hubs: dict[tuple[int, int, int], TableHub] = {}
-
-    def __init__(self, table_id: int, layer: Any) -> None:
-        self.table_id, self.layer = table_id, layer
-        self.loop = asyncio.get_running_loop()
-        self.sockets: weakref.WeakSet[TableConsumer] = weakref.WeakSet()
-        self.ready = asyncio.Event()
-        self.idle = asyncio.Event()  # clear while an event is being written out
-        self.idle.set()
-        # Every table event bumps the version; a snapshot read at version v is good while it is still v.
-        self.version = 0
-        self._snapshot: tuple[int, float, dict[str, Any]] | None = None
-        self._reading: tuple[int, asyncio.Future] | None = None
-        self.task = asyncio.ensure_future(self._run())
-
-    async def snapshot(self) -> dict[str, Any]:
-        """The table's public snapshot, read once per table event per process (not once per socket: a
-        restarted server's thousands of reconnecting browsers must not each query the database)."""
-        cached = self._snapshot
-        if cached is not None and cached[0] == self.version and time.monotonic() - cached[1] < SNAPSHOT_TTL:
-            return cached[2]
-        if self._reading is None or self._reading[0] != self.version:
-            version = self.version
-            read = asyncio.ensure_future(database_sync_to_async(_numbered_snapshot)(self.table_id))
-            self._reading = (version, read)
-            read.add_done_callback(lambda done: self._keep(version, done))
-        return await asyncio.shield(self._reading[1])
-
-    def _keep(self, version: int, done: asyncio.Future) -> None:
-        if self._reading is not None and self._reading[1] is done:
-            self._reading = None
-        if not done.cancelled() and done.exception() is None and version == self.version:
-            self._snapshot = (version, time.monotonic(), done.result())
-
-    @staticmethod
-    def _key(consumer: TableConsumer) -> tuple[int, int, int]:
-        return (id(asyncio.get_running_loop()), id(get_channel_layer()), consumer.table_id)
-
-    @classmethod
-    async def join(cls, consumer: TableConsumer) -> None:
-        key = cls._key(consumer)
-        hub = cls._hubs.get(key)
-        if (
-            hub is None
-            or hub.task.done()
-            or hub.loop is not asyncio.get_running_loop()
-            or hub.layer is not get_channel_layer()
-        ):
-            hub = cls._hubs[key] = cls(consumer.table_id, get_channel_layer())
-        hub.sockets.add(consumer)
-        await hub.ready.wait()
-        if hub.task.done():
-            raise ConnectionError(f"table {consumer.table_id}: cannot subscribe to the table's events")
-
-    @classmethod
-    def of(cls, consumer: TableConsumer) -> TableHub:
-        return cls._hubs[cls._key(consumer)]
-
-    @classmethod
-    def find(cls, consumer: TableConsumer) -> TableHub | None:
-        return cls._hubs.get(cls._key(consumer))
-
-    @classmethod
-    def leave(cls, consumer: TableConsumer) -> None:
-        key = cls._key(consumer)
-        hub = cls._hubs.get(key)
-        if hub is None:
-            return
-        hub.sockets.discard(consumer)
-        if not hub.sockets:
-            del cls._hubs[key]
-            hub.stop()
-
-    def stop(self) -> None:
-        """End the hub. Python 3.11's ``wait_for`` (which redis-py wraps around every command) can swallow a
-        cancellation that races a completed send, leaving the task reading on: cancel again until it ends."""
-        if not self.task.done():
-            self.task.cancel()
-            self.loop.call_later(STOP_RETRY_SECONDS, self.stop)
-
-    async def _run(self) -> None:
-        group = table_group(self.table_id)
-        channel = await self.layer.new_channel()
-        keepalive: asyncio.Task | None = None
-        try:
-            await self.layer.group_add(group, channel)
-            keepalive = asyncio.ensure_future(self._keep_membership(group, channel))
-            self.ready.set()
-            while True:
-                await self.deliver(await self.layer.receive(channel))
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("table %s: the event hub failed; closing its sockets so they reconnect", self.table_id)
-            for consumer in list(self.sockets):
-                await close_socket(consumer, CLOSE_RETRY, f"table {self.table_id}: event hub failed")
-        finally:
-            self.ready.set()
-            if keepalive is not None:
-                keepalive.cancel()
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self.layer.group_discard(group, channel))
-
-    async def _keep_membership(self, group: str, channel: str) -> None:
-        """channels_redis forgets group members after ``group_expiry``: rejoin well before."""
-        while True:
-            await asyncio.sleep(_rejoin_seconds())
-            with contextlib.suppress(Exception):
-                await self.layer.group_add(group, channel)
-
-    async def deliver(self, message: dict[str, Any]) -> None:
-        if message.get("type") not in TABLE_EVENTS:
-            return
-        self.version += 1
-        self._snapshot = None
-        text = json.dumps(_clean(message))
-        frame = {"type": "websocket.send", "text": text}
-        raw: bytes | None = None  # the WebSocket frame's bytes, built once for every daphne socket
-        self.idle.clear()
-        buffered = 0
-        try:
-            for consumer in list(self.sockets):
-                if consumer.backlog is not None:  # its first snapshot is not out yet: the event waits for it
-                    consumer.backlog.append((message.get("epoch"), message.get("seq"), frame))
-                    continue
-                try:
-                    writer = consumer.writer
-                    if writer is not None:
-                        raw = raw if raw is not None else text_frame(text.encode())
-                        try:
-                            if writer.write(raw):  # sent now (or queued in order behind earlier bytes)
-                                continue
-                        except Exception:  # the fast path broke (a dependency changed?): this socket leaves it
-                            consumer.writer = None
-                            logger.exception("table %s: direct write failed; using the ASGI send", self.table_id)
-                    elif consumer.protocol is not None and too_slow(consumer.protocol):
-                        continue
-                    await consumer.base_send(frame)
-                    buffered += 1
-                except Exception:  # one broken socket must not starve the others
-                    logger.warning("table %s: a frame could not be written to a socket", self.table_id, exc_info=True)
-                if buffered == DELIVERY_BATCH:
-                    # The ordinary send only buffers until the loop turns: let those go out now.
-                    buffered = 0
-                    await asyncio.sleep(0)
-        finally:
-            self.idle.set()
+PERSONAL_EVENTS = frozenset({"round.settled"})
 
 
 def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
@@ -275,10 +79,6 @@ def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
             "retry_after": round(retry_after, 3),
         }
     return None
-
-
-def _clean(message: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in message.items() if not key.startswith("__")}
 
 
 try:  # daphne's WebSocket library; sends to a socket its client already closed raise this
@@ -387,7 +187,7 @@ class TableConsumer(GuardedJsonConsumer):
         for group in self.groups:
             await self.channel_layer.group_add(group, self.channel_name)
         if self.groups:  # channels_redis forgets group members after group_expiry: rejoin well before
-            self._rejoin = asyncio.get_running_loop().call_later(_rejoin_seconds(), self._schedule_rejoin)
+            self._rejoin = asyncio.get_running_loop().call_later(rejoin_seconds(), self._schedule_rejoin)
         if self.user is not None:  # the lobby counts signed-in players at the table (tables.presence)
             self._presence = asyncio.ensure_future(presence.keep(self.table_id, self.user.pk, self.channel_name))
         snapshot = await self.send_snapshot()
@@ -425,14 +225,7 @@ class TableConsumer(GuardedJsonConsumer):
             hub = TableHub.find(self)
             if hub is not None:
                 await hub.idle.wait()
-        await self.send_json(_clean(message))
-
-    # Named handlers too, as Channels would look them up (dispatch short-circuits to forward()).
-    async def round_opened(self, message: dict[str, Any]) -> None:
-        await self.forward(message)
-
-    round_closed = bets_totals = card_dealt = round_result = round_opened
-    round_settled = round_cancelled = table_paused = table_resumed = shoe_shuffled = round_opened
+        await self.send_json(frame_of(message))
 
     # ── client frames ───────────────────────────────────────────────────────
 
@@ -502,7 +295,7 @@ class TableConsumer(GuardedJsonConsumer):
 
     def _schedule_rejoin(self) -> None:
         self._rejoin_task = asyncio.ensure_future(self._rejoin_groups())
-        self._rejoin = asyncio.get_running_loop().call_later(_rejoin_seconds(), self._schedule_rejoin)
+        self._rejoin = asyncio.get_running_loop().call_later(rejoin_seconds(), self._schedule_rejoin)
 
     async def _rejoin_groups(self) -> None:
         for group in self.groups:

@@ -24,11 +24,12 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from baccarat_site.clock import server_time
 from tables import presence
-from tables.consumers import CLOSE_RETRY, WATCHER_LAYER_ALIAS, GuardedJsonConsumer, _rejoin_seconds, close_socket
+from tables.consumers import GuardedJsonConsumer
 from tables.events import LOBBY_GROUP
+from tables.hub import CLOSE_RETRY, WATCHER_LAYER_ALIAS, close_socket, rejoin_seconds
 from tables.selectors.lobby import lobby_tiles
-from tables.selectors.tables import server_time
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ class LobbyHub:
 
     async def _keep_membership(self, channel: str) -> None:
         while True:
-            await asyncio.sleep(_rejoin_seconds())
+            await asyncio.sleep(rejoin_seconds())
             with contextlib.suppress(Exception):
                 await self.layer.group_add(LOBBY_GROUP, channel)
 

@@ -13,7 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
 from baccarat_site.redis_client import redis_client
-from tables import consumers, events, sequence
+from tables import events, hub, sequence
 from tables.routing import websocket_urlpatterns
 from tests.tables.services.rounds_kit import fast_table
 
@@ -38,7 +38,7 @@ async def test_the_snapshot_goes_first_and_events_follow_it_numbered_above_it(mo
     table = await database_sync_to_async(fast_table)()
     reading = threading.Event()
     release = threading.Event()
-    real_snapshot = consumers.table_snapshot
+    real_snapshot = hub.table_snapshot
     released = []
 
     def slow_snapshot(table_id, user=None):
@@ -46,7 +46,7 @@ async def test_the_snapshot_goes_first_and_events_follow_it_numbered_above_it(mo
         released.append(release.wait(10))  # events are sent while the snapshot is being read
         return real_snapshot(table_id, user)
 
-    monkeypatch.setattr(consumers, "table_snapshot", slow_snapshot)
+    monkeypatch.setattr(hub, "table_snapshot", slow_snapshot)
 
     def send(n: int) -> None:
         events.send_now(events.table_group(table.pk), {"type": "table.paused", "table_id": table.pk, "reason": f"{n}"})

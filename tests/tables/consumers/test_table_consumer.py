@@ -514,16 +514,16 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
 async def test_sockets_connecting_together_share_one_snapshot_read_until_the_next_table_event(monkeypatch):
     from channels.layers import get_channel_layer
 
-    from tables import consumers
+    from tables import hub
 
     reads = []
-    real = consumers.table_snapshot
+    real = hub.table_snapshot
 
     def counting(table_id, user=None):
         reads.append(table_id)
         return real(table_id, user)
 
-    monkeypatch.setattr(consumers, "table_snapshot", counting)
+    monkeypatch.setattr(hub, "table_snapshot", counting)
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice", "20.00")
     first = [await connect(table.pk) for _ in range(4)] + [await connect(table.pk, user=alice)]
@@ -545,7 +545,7 @@ async def test_sockets_connecting_together_share_one_snapshot_read_until_the_nex
 async def test_a_personal_event_waits_until_the_table_event_before_it_is_written_out():
     from channels.layers import get_channel_layer
 
-    from tables.consumers import TableHub
+    from tables.hub import TableHub
 
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice", "20.00")
