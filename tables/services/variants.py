@@ -39,21 +39,26 @@ def variant_create(
     (default: all 14, 1.00–5,000.00 for the main bets and 1.00–500.00 for side bets); ``unavailable_after``:
     the last shoe round of each bet (default: RULES' cut-offs)."""
     variant = Variant(name=name, **paytable_fields(paytable or {}), **fields)
-    variant.full_clean()
-    variant.save()
+    # Every table constraint of Variant and VariantBet has a field validator or a clean() rule that refuses
+    # the same input first, with a message for its field (tests/tables/services/test_variant_create.py
+    # covers each). So the constraints are left to the database as the rows go in, instead of one query
+    # per constraint and row from full_clean.
+    variant.full_clean(validate_constraints=False)
     cutoffs = DEFAULT_UNAVAILABLE_AFTER if unavailable_after is None else unavailable_after
     rows = []
     for bet_type, limit in (default_limits() if limits is None else limits).items():
         low, high = (limit["min"], limit["max"]) if isinstance(limit, Mapping) else limit
         row = VariantBet(
-            variant=variant,
             bet_type=bet_type,
             min_stake=Decimal(str(low)),
             max_stake=Decimal(str(high)),
             last_shoe_round=cutoffs.get(bet_type),
         )
-        row.full_clean(exclude=["variant"])
+        row.full_clean(exclude=["variant"], validate_constraints=False)
         rows.append(row)
     rows.sort(key=lambda row: BET_TYPES.index(row.bet_type))
+    variant.save()
+    for row in rows:
+        row.variant = variant
     VariantBet.objects.bulk_create(rows)
     return variant
