@@ -17,6 +17,15 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hasher(settings, request):
+    """Creating players must not spend a tenth of a second each on Argon2. Browser tests sign in through a
+    server in another process, which knows only the project's hashers, so they keep them; a test of the
+    hashing itself sets ``settings.PASSWORD_HASHERS`` back (tests/foundation/test_login_throttle.py)."""
+    if request.node.get_closest_marker("browser") is None:
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _isolated_channel_layer(settings, request):
     """Give each test its own channel-layer prefix so groups never leak across tests."""
     layers = settings.CHANNEL_LAYERS

@@ -49,11 +49,6 @@ OPERATOR_PERMISSIONS = {
 LOGIN = reverse("admin:login")
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def group_permissions() -> set[str]:
     group = Group.objects.get(name="Operators")
     return {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.select_related("content_type")}

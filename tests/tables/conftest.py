@@ -73,9 +73,3 @@ def deal(db):
         return round_
 
     return do
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    """Creating many players must not spend seconds hashing their passwords."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -22,9 +22,3 @@ def make_player(db):
         return user
 
     return make
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
-    """Creating many players must not spend seconds hashing their passwords."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
