@@ -167,7 +167,7 @@ export async function cardsBehindCut(seedHex, decks, low, high) {
 export async function verifyShoe(shoe) {
   const checks = [];
   const fail = (text) => ({ ok: false, problem: text, checks });
-  if (shoe.algorithm && shoe.algorithm !== ALGORITHM) {
+  if (shoe.algorithm !== ALGORITHM) {
     return fail(fill(gettext("This shoe uses algorithm %(name)s, which this page cannot check."), { name: shoe.algorithm }));
   }
   try {
@@ -204,7 +204,7 @@ export async function verifyShoe(shoe) {
   let index = 1 + Number(shoe.burn_count);
   let dealt = 0;
   let cutRound = null;
-  const cutIndex = shoe.behind_cut === null || shoe.behind_cut === undefined ? null : order.length - shoe.behind_cut;
+  const cutIndex = shoe.behind_cut === null ? null : order.length - shoe.behind_cut;
   for (const round of shoe.rounds) {
     for (let k = 0; k < round.cards.length; k += 1) {
       const expected = index < order.length ? order[index] : null;
@@ -229,7 +229,7 @@ export async function verifyShoe(shoe) {
         behind: shoe.behind_cut, last: last === null ? "–" : last,
       }));
     }
-    const [low, high] = shoe.cut_range || [14, 26];
+    const [low, high] = shoe.cut_range;
     const behind = await cardsBehindCut(shoe.seed, shoe.decks, low, high);
     if (behind === shoe.behind_cut) {
       checks.push({ ok: true, text: fill(gettext("Cut card: %(behind)s cards behind it, as the seed gives; the shoe ended with the round in which it came out."), { behind }) });
@@ -278,7 +278,7 @@ function drawRounds(list, shoe) {
     li.className = "round" + (r.last ? " last" : "");
     li.dataset.round = r.number;
     const result = span("round-result");
-    if (r.winner) result.append(span("win win-" + r.winner, winners[r.winner] || r.winner));
+    if (r.winner) result.append(span("win win-" + r.winner, winners[r.winner]));
     else result.append(gettext("Cancelled"));
     if (r.last) result.append(" ", span("cut-tag", gettext("Cut card")));
     li.append(

@@ -69,11 +69,10 @@ function drawTile(entry, data) {
   if (data.decks !== old.decks) {
     setText(field(el, "decks"), fill(ngettext("%(decks)s deck", "%(decks)s decks", data.decks), { decks: data.decks }));
   }
-  if (data.players !== old.players) setText(field(el, "players"), String(data.players ?? 0));
-  const limits = data.limits || {};
+  if (data.players !== old.players) setText(field(el, "players"), String(data.players));
+  const { limits, stats } = data;
   setText(field(el, "limits"), limits.min ? `${formatMoney(limits.min)} – ${formatMoney(limits.max)}` : "");
-  const stats = data.stats || {};
-  for (const side of ["banker", "player", "tie"]) setText(field(el, `${side}_pct`), `${stats[`${side}_pct`] ?? "0.0"}%`);
+  for (const side of ["banker", "player", "tie"]) setText(field(el, `${side}_pct`), `${stats[`${side}_pct`]}%`);
   if (data.status !== old.status || data.status_reason !== old.status_reason) {
     el.dataset.status = data.status;
     el.classList.toggle("inactive", data.status !== "open");
@@ -82,14 +81,14 @@ function drawTile(entry, data) {
     setText(field(el, "reason"), data.status_reason || "");
   }
   if (JSON.stringify(data.round) !== JSON.stringify(old.round)) drawRound(el, data.round);
-  if (data.roads !== old.roads) drawRoads(field(el, "roads"), data.roads || {});
+  if (data.roads !== old.roads) drawRoads(field(el, "roads"), data.roads);
 }
 
 function applySnapshot(frame) {
-  if (lastSnapshotAt && frame.server_time && frame.server_time < lastSnapshotAt) return;
-  lastSnapshotAt = frame.server_time || lastSnapshotAt;
+  if (lastSnapshotAt && frame.server_time < lastSnapshotAt) return;
+  lastSnapshotAt = frame.server_time;
   const seen = new Set();
-  for (const data of frame.tables || []) {
+  for (const data of frame.tables) {
     seen.add(data.id);
     const entry = tileElement(data.id);
     drawTile(entry, data);
@@ -116,14 +115,14 @@ function applyUpdate(frame) {
 function tickTile(el, round) {
   const countdown = field(el, "countdown");
   const bar = field(el, "bar");
-  if (!round || round.state !== "betting" || !round.closes_at) {
+  if (!round || round.state !== "betting") {
     setText(countdown, "");
     el.classList.remove("betting", "low");
     bar.style.transform = "scaleX(0)";
     return;
   }
   const closes = Date.parse(round.closes_at);
-  const opens = Date.parse(round.opens_at || "") || closes - 15000;
+  const opens = Date.parse(round.opens_at);
   const left = Math.max(0, closes - serverNow());
   const whole = Math.ceil(left / 1000);
   setText(countdown, String(whole));
@@ -139,7 +138,6 @@ setInterval(() => {
 /* ---- the stream ---- */
 
 function handle(frame) {
-  if (!frame || typeof frame !== "object") return;
   sync(frame.server_time);
   if (frame.type === "snapshot") applySnapshot(frame);
   else if (frame.type === "table") applyUpdate(frame);

@@ -343,7 +343,7 @@ def test_a_bet_over_the_maximum_shows_the_servers_reason_next_to_the_spot_and_ch
     spot(page, "player_pair").click()
     expect(pending(page, "player_pair")).to_have_text("+500.00")
     spot(page, "player_pair").click()
-    expect(page.locator("[data-error-for=player_pair]")).to_contain_text("500.00")
+    expect(page.locator("[data-error-for=player_pair]")).to_have_text("The maximum on Player Pair is 500.00.")
     expect(pending(page, "player_pair")).to_have_text("+500.00")
     page.click("#clear")
     expect(page.locator("[data-error-for=player_pair]")).to_have_text("")
@@ -360,8 +360,9 @@ def test_a_bet_over_the_maximum_shows_the_servers_reason_next_to_the_spot_and_ch
     page.click("#confirm")
     reason = page.locator("[data-error-for=tie]")
     expect(reason).not_to_have_text("")
-    expect(reason).to_contain_text("10.00")
-    expect(page.locator("#notice")).to_contain_text("10.00")
+    # The server's refusal names the bet (its body's bet_type) and the round's own limit.
+    expect(reason).to_have_text("The maximum on Tie is 10.00.")
+    expect(page.locator("#notice")).to_have_text("The maximum on Tie is 10.00.")
     expect(page.locator("#balance")).to_have_text("10,000.00")
     expect(page.locator("#my-bets li")).to_have_count(0)
     expect(pending(page, "tie")).to_have_text("+25.00")  # still there, to change or drop

@@ -7,7 +7,7 @@ import { play, setSound, soundOn } from "../table/sound.js";
 
 const page = document.getElementById("multi");
 const signedIn = page.dataset.signedIn === "1";
-const max = Number(page.dataset.max) || 4;
+const max = Number(page.dataset.max);
 const STORE = "casino.multi";
 
 /* ── the choice of tables: in the URL, remembered in localStorage ─────── */
@@ -59,7 +59,7 @@ async function refreshBalance() {
   } catch (error) {
     return;
   }
-  if (mine !== asked || !response.ok || !response.data) return;
+  if (mine !== asked || !response.ok) return;
   balance = cents(response.data.balance);
   showBalance();
 }

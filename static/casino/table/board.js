@@ -57,15 +57,15 @@ export function violations(pending, confirmed, spots, available, pbLimit) {
   const types = Object.keys(pending).filter((type) => pending[type] > 0);
   for (const type of types) {
     const spot = spots[type];
-    if (!spot || !spot.offered || !available.has(type)) out.push({ type, code: "bet_unavailable" });
+    if (!spot || !spot.offered || !available.has(type)) out.push({ bet_type: type, code: "bet_unavailable" });
   }
   if (out.length) return out;
   for (const type of types) {
     const total = (confirmed[type] || 0) + pending[type];
     // With a difference limit, that difference is Player's and Banker's binding maximum (checked below).
     const capped = !(pbLimit !== null && (type === "player" || type === "banker"));
-    if (total < cents(spots[type].min)) out.push({ type, code: "below_min", limit: spots[type].min });
-    else if (capped && total > cents(spots[type].max)) out.push({ type, code: "above_max", limit: spots[type].max });
+    if (total < cents(spots[type].min)) out.push({ bet_type: type, code: "below_min", limit: spots[type].min });
+    else if (capped && total > cents(spots[type].max)) out.push({ bet_type: type, code: "above_max", limit: spots[type].max });
   }
   if (pbLimit !== null && (pending.player || pending.banker)) {
     const before = Math.abs((confirmed.banker || 0) - (confirmed.player || 0));
@@ -73,7 +73,7 @@ export function violations(pending, confirmed, spots, available, pbLimit) {
     const player = (confirmed.player || 0) + (pending.player || 0);
     const diff = Math.abs(banker - player);
     if (diff > cents(pbLimit) && diff > before) {
-      out.push({ type: pending.banker ? "banker" : "player", code: "pb_difference_limit", limit: pbLimit });
+      out.push({ bet_type: pending.banker ? "banker" : "player", code: "pb_difference_limit", limit: pbLimit });
     }
   }
   return out;
@@ -149,11 +149,11 @@ export class Board {
     const balance = this.hooks.balance();
     const total = Object.values(next).reduce((a, b) => a + b, 0);
     if (!problems.length && balance !== null && total > balance) {
-      problems.push({ type: batch[batch.length - 1].type, code: "insufficient_funds" });
+      problems.push({ bet_type: batch[batch.length - 1].type, code: "insufficient_funds" });
     }
     this.clearErrors();
     if (problems.length) {
-      problems.forEach((p) => this.showError(p.type, this.hooks.explain(p)));
+      problems.forEach((p) => this.showError(p.bet_type, this.hooks.explain(p)));
       return false;
     }
     this.history.push(batch);
@@ -238,8 +238,8 @@ export class Board {
 
   /** The round's own limits (round.opened, snapshot): what the server will check this round. */
   setLimits(limits) {
-    if (!limits || !limits.per_type) return;
-    const pb = limits.pb_difference === undefined ? null : limits.pb_difference;
+    if (!limits) return;
+    const pb = limits.pb_difference;
     this.config.pb_difference_limit = pb;
     for (const spot of this.config.spots) {
       const limit = limits.per_type[spot.type];
@@ -327,7 +327,7 @@ export class Board {
 /** Which spots a finished round makes win, push or lose (the engine's settlement rules, tables/engine/payouts.py).
  * ``bonusMargins``: the non-natural winning margins the paytable pays a Bonus bet for. */
 export function outcomes(result, bonusMargins) {
-  const f = result.flags || {};
+  const f = result.flags;
   const winner = result.winner;
   const margin = Math.abs(result.player_total - result.banker_total);
   const anyNatural = f.player_natural || f.banker_natural;
@@ -348,7 +348,7 @@ export function outcomes(result, bonusMargins) {
     out[side + "_bonus"] = o;
   }
   const six = winner === "banker" && result.banker_total === 6;
-  const bankerCards = f.banker_cards || 0;
+  const bankerCards = f.banker_cards;
   out.lucky_six = six ? "won" : "lost";
   out.lucky_six_2 = six && bankerCards === 2 ? "won" : "lost";
   out.lucky_six_3 = six && bankerCards === 3 ? "won" : "lost";

@@ -36,7 +36,7 @@ export function cardValue(code) {
 }
 
 const suitShape = (suit, x, y, size) =>
-  `<path transform="translate(${x} ${y}) scale(${size / 100})" d="${SUIT_PATH[suit] || SUIT_PATH.S}"/>`;
+  `<path transform="translate(${x} ${y}) scale(${size / 100})" d="${SUIT_PATH[suit]}"/>`;
 
 const faceCache = new Map();
 
@@ -147,12 +147,11 @@ let innerTemplate = null;
 
 /** A face-down card element; add class "flipped" (or call flip()) to show its face. */
 export function cardElement(code, { third = false } = {}) {
-  code = String(code).toUpperCase();
   const el = document.createElement("div");
   el.className = third ? "card third" : "card";
   el.dataset.card = code;
   el.setAttribute("role", "img");
-  el.setAttribute("aria-label", rankLabel(code) + (SUIT_SYMBOL[code[1]] || ""));
+  el.setAttribute("aria-label", rankLabel(code) + SUIT_SYMBOL[code[1]]);
   ensureFace(code);
   if (!innerTemplate) {
     const holder = document.createElement("div");

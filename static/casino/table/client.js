@@ -10,6 +10,17 @@ import { askMarks, drawAsk, drawRoads, drawStats, previewAsk, shoeStats } from "
 import { play, setSound, soundOn } from "./sound.js";
 
 const RANK = { betting: 1, closed: 2, dealing: 3, result: 4, settled: 5, cancelled: 6 };
+const NO_ASK = { big_eye_boy: null, small_road: null, cockroach_pig: null };
+/* A new shoe's roads, as tables.engine.roads.roads([]) gives them. */
+const EMPTY_ROADS = {
+  bead_plate: [],
+  big_road: [],
+  leading_ties: 0,
+  big_eye_boy: [],
+  small_road: [],
+  cockroach_pig: [],
+  ask: { banker: NO_ASK, player: NO_ASK },
+};
 
 /* An element the page does not show (a compact table has no shoe panel, no "My bets"): writes to it go nowhere. */
 function stub(cache, id) {
@@ -69,8 +80,9 @@ function createTable(root, config, options) {
     el.className = "notice " + kind;
   }
 
+  /** A refusal in the player's words: the server's (docs/api.md, errors) or the board's own, same shape. */
   function explain(problem) {
-    const name = names[problem.type] || "";
+    const name = problem.bet_type ? names[problem.bet_type] : "";
     const limit = problem.limit !== undefined && problem.limit !== null ? formatMoney(problem.limit) : "";
     switch (problem.code) {
       case "below_min":
@@ -95,7 +107,7 @@ function createTable(root, config, options) {
       case "account_disabled":
         return gettext("This account is disabled.");
       default:
-        return fill(gettext("The bets were refused (%(code)s). Nothing was charged."), { code: problem.code || "?" });
+        return fill(gettext("The bets were refused (%(code)s). Nothing was charged."), { code: problem.code });
     }
   }
 
@@ -201,7 +213,7 @@ function createTable(root, config, options) {
   }
 
   function winnerText(winner) {
-    return { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: gettext("Tie") }[winner] || "";
+    return { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: gettext("Tie") }[winner];
   }
 
   function clearStage() {
@@ -227,10 +239,8 @@ function createTable(root, config, options) {
     container.appendChild(el);
     if (animate) flip(el);
     else el.classList.add("flipped");
-    if (entry.totals) {
-      setText($("player-total"), entry.totals.player);
-      setText($("banker-total"), entry.totals.banker);
-    }
+    setText($("player-total"), entry.totals.player);
+    setText($("banker-total"), entry.totals.banker);
     return true;
   }
 
@@ -246,7 +256,7 @@ function createTable(root, config, options) {
     $("player-total").textContent = round.player_total;
     $("banker-total").textContent = round.banker_total;
     for (const hand of ["player", "banker"]) $(hand + "-hand").classList.toggle("winner", round.winner === hand || round.winner === "tie");
-    const f = round.flags || {};
+    const f = round.flags;
     const badges = [];
     if (f.player_natural || f.banker_natural) badges.push(["natural", gettext("Natural")]);
     if (f.player_pair) badges.push(["player_pair", names.player_pair]);
@@ -299,14 +309,12 @@ function createTable(root, config, options) {
     if (!shoe) return;
     S.shoe = Object.assign(S.shoe || {}, shoe);
     setText($("shoe-label"), fill(gettext("Shoe %(number)s"), { number: S.shoe.number }));
-    if (S.shoe.cards_left !== null && S.shoe.cards_left !== undefined) {
+    if (S.shoe.cards_left !== null) {
       setText($("cards-left"), fill(gettext("%(count)s cards left"), { count: S.shoe.cards_left }));
     }
-    if (S.shoe.commitment) {
-      const code = $("commitment");
-      setText(code, S.shoe.commitment.slice(0, 10) + "…" + S.shoe.commitment.slice(-6));
-      if (code.title !== S.shoe.commitment) code.title = S.shoe.commitment;
-    }
+    const code = $("commitment");
+    setText(code, S.shoe.commitment.slice(0, 10) + "…" + S.shoe.commitment.slice(-6));
+    if (code.title !== S.shoe.commitment) code.title = S.shoe.commitment;
     if (roundNumber) renderRoundLabel(roundNumber);
   }
 
@@ -315,7 +323,7 @@ function createTable(root, config, options) {
   }
 
   function renderPreviousShoe(previous) {
-    if (!previous || !previous.server_seed) return;
+    if (!previous) return;
     $("previous-seed-row").hidden = false;
     const code = $("revealed-seed");
     code.textContent = previous.server_seed.slice(0, 10) + "…" + previous.server_seed.slice(-6);
@@ -324,7 +332,6 @@ function createTable(root, config, options) {
   }
 
   function renderRoads(roads) {
-    if (!roads) return;
     S.roads = roads;
     drawRoads($("roads"), roads);
     drawStats($("stats"), shoeStats(roads));
@@ -335,7 +342,7 @@ function createTable(root, config, options) {
   /* ── rounds ────────────────────────────────────────────────────────────── */
 
   function rank(round) {
-    const state = round.state === "paused" ? round.paused_from || "dealing" : round.state;
+    const state = round.state === "paused" ? round.paused_from : round.state;
     return RANK[state] || 0;
   }
 
@@ -344,7 +351,7 @@ function createTable(root, config, options) {
     if (!shown || !incoming) return false;
     if (incoming.id !== shown.id) return incoming.id < shown.id;
     if (rank(incoming) !== rank(shown)) return rank(incoming) < rank(shown);
-    return (incoming.cards || []).length < (shown.cards || []).length;
+    return incoming.cards.length < shown.cards.length;
   }
 
   function setRoundState(state) {
@@ -362,13 +369,13 @@ function createTable(root, config, options) {
   /** Draw a whole round at once (from a snapshot): no animation, nothing missed. */
   function drawRound(round) {
     const same = S.round && S.round.id === round.id;
-    S.round = Object.assign({}, round, { cards: (round.cards || []).slice() });
+    S.round = Object.assign({}, round, { cards: round.cards.slice() });
     root.dataset.roundId = round.id;
     if (!same) clearStage();
     board.setLimits(round.limits);
     for (const entry of S.round.cards) showCard(entry, false);
     renderRoundLabel(round.number);
-    setRoundState(round.state === "paused" ? round.paused_from || "dealing" : round.state);
+    setRoundState(round.state === "paused" ? round.paused_from : round.state);
     if (round.winner) showResult(S.round);
   }
 
@@ -434,7 +441,7 @@ function createTable(root, config, options) {
     const round = snap.round;
     if (round && S.round && older(round, S.round)) return; // an event already showed something newer
     const away = S.round && round && round.id > S.round.id ? S.round : null;
-    S.paused = Boolean(snap.table && snap.table.status === "paused");
+    S.paused = snap.table.status === "paused";
     setBalance(snap.balance);
     renderShoe(snap.shoe);
     renderPreviousShoe(snap.previous_shoe);
@@ -453,7 +460,7 @@ function createTable(root, config, options) {
     if (round) {
       drawRound(round);
       if (round.state === "betting" && !S.paused) restoreUnplaced();
-      board.setTotals(snap.bets_totals && snap.bets_totals.totals);
+      board.setTotals(snap.bets_totals.totals);
       if (S.myBets.some((b) => b.payout !== null && b.payout !== undefined)) showNet(S.myBets);
     } else {
       setPhase("waiting");
@@ -505,11 +512,11 @@ function createTable(root, config, options) {
         S.round.cards.push(entry);
         play("card");
       }
-      if (frame.cards_left !== undefined && S.shoe) renderShoe({ cards_left: frame.cards_left });
+      if (S.shoe) renderShoe({ cards_left: frame.cards_left });
     },
     "round.result": (frame) => {
       if (!S.round || frame.round_id !== S.round.id) return;
-      for (const entry of frame.cards || []) if (showCard(entry, true)) S.round.cards.push(entry);
+      for (const entry of frame.cards) if (showCard(entry, true)) S.round.cards.push(entry);
       Object.assign(S.round, {
         winner: frame.winner,
         player_total: frame.player_total,
@@ -524,9 +531,9 @@ function createTable(root, config, options) {
     "round.settled": (frame) => {
       setBalance(frame.balance);
       if (!S.round || frame.round_id !== S.round.id) return;
-      const byId = Object.fromEntries((frame.bets || []).map((b) => [b.id, b]));
+      const byId = Object.fromEntries(frame.bets.map((b) => [b.id, b]));
       S.myBets = S.myBets.map((b) => byId[b.id] || b);
-      for (const bet of frame.bets || []) if (!S.myBets.some((b) => b.id === bet.id)) S.myBets.push(bet);
+      for (const bet of frame.bets) if (!S.myBets.some((b) => b.id === bet.id)) S.myBets.push(bet);
       renderMyBets();
       showNet(S.myBets);
     },
@@ -552,7 +559,7 @@ function createTable(root, config, options) {
     "shoe.shuffled": (frame) => {
       renderShoe({ number: frame.shoe_number, commitment: frame.commitment, cards_left: frame.cards_left });
       renderPreviousShoe(frame.previous_shoe);
-      renderRoads({ bead_plate: [], big_road: [], big_eye_boy: [], small_road: [], cockroach_pig: [], leading_ties: 0, ask: { banker: {}, player: {} } });
+      renderRoads(EMPTY_ROADS);
       setPhase("shuffle");
     },
     error: (frame) => notice(explain(frame), "error"),
@@ -582,9 +589,9 @@ function createTable(root, config, options) {
     const problems = violations(pending, board.confirmed, board.spots, board.available, config.pb_difference_limit);
     board.clearErrors();
     const balance = balanceCents();
-    if (balance !== null && board.pendingTotal() > balance) problems.push({ type: Object.keys(pending)[0], code: "insufficient_funds" });
+    if (balance !== null && board.pendingTotal() > balance) problems.push({ bet_type: Object.keys(pending)[0], code: "insufficient_funds" });
     if (problems.length) {
-      problems.forEach((p) => board.showError(p.type, explain(p)));
+      problems.forEach((p) => board.showError(p.bet_type, explain(p)));
       notice(gettext("Some bets need changing before they can be placed."), "error");
       return;
     }
@@ -605,7 +612,7 @@ function createTable(root, config, options) {
     }
     confirming = false;
     if (!response.ok) {
-      const data = response.data || {};
+      const data = response.data;
       if (data.code === "network") notice(gettext("No connection: the bets were not placed. Try again."), "error");
       else {
         const type = data.bet_type && board.buttons[data.bet_type] ? data.bet_type : Object.keys(pending)[0];

@@ -35,12 +35,7 @@ export class Live {
     socket.onmessage = (message) => {
       if (socket !== this.socket) return;
       this.heard = Date.now();
-      let frame;
-      try {
-        frame = JSON.parse(message.data);
-      } catch (error) {
-        return;
-      }
+      const frame = JSON.parse(message.data);
       const verdict = this.order.decide(frame);
       if (verdict === "drop") return;
       if (verdict === "resync") {

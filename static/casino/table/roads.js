@@ -11,11 +11,7 @@ import { fill } from "../format.js";
 const ROWS = 6;
 const U = 20; // one cell in SVG user units (CSS decides its size on screen)
 const H = U * ROWS;
-const DERIVED = [
-  ["big_eye_boy", 1],
-  ["small_road", 2],
-  ["cockroach_pig", 3],
-];
+const DERIVED = ["big_eye_boy", "small_road", "cockroach_pig"];
 const MIN_COLS = { bead_plate: 12, big_road: 24, big_eye_boy: 24, small_road: 24, cockroach_pig: 24 };
 const SECTION_CLASS = {
   bead_plate: "road-bead",
@@ -58,7 +54,7 @@ function labels() {
   };
 }
 
-/* ---- the engine's placement and derived-road rules, ported from tables/engine/roads.py ---- */
+/* ---- the engine's placement rule, ported from tables/engine/roads.py (for the ask preview) ---- */
 
 /** Grid positions [col, row] for a sequence of marks, Big Road style (streaks down, dragon tails right). */
 export function place(keys) {
@@ -89,44 +85,6 @@ export function place(keys) {
     previous = key;
   }
   return out;
-}
-
-function derivedMark(lengths, col, row, offset) {
-  if (row === 0) {
-    if (col < offset + 1) return null;
-    return lengths[col - 1] === lengths[col - 1 - offset] ? "red" : "blue";
-  }
-  if (col < offset) return null;
-  const compared = lengths[col - offset];
-  if (compared >= row + 1) return "red";
-  return compared === row ? "blue" : "red";
-}
-
-function derivedColours(winners, offset) {
-  const lengths = [];
-  const colours = [];
-  let col = -1;
-  let row = 0;
-  let previous = null;
-  for (const w of winners) {
-    if (w === previous) row += 1;
-    else {
-      col += 1;
-      row = 0;
-      lengths.push(0);
-    }
-    previous = w;
-    lengths[col] += 1;
-    const mark = derivedMark(lengths, col, row, offset);
-    if (mark !== null) colours.push(mark);
-  }
-  return colours;
-}
-
-function nextMark(winners, side, offset) {
-  const before = derivedColours(winners, offset).length;
-  const after = derivedColours([...winners, side], offset);
-  return after.length > before ? after[after.length - 1] : null;
 }
 
 /* ---- SVG strings ----
@@ -216,7 +174,7 @@ const beadTotal = (c) => (c.winner === "banker" ? c.banker_total : c.player_tota
 
 function beadTitle(cell, L) {
   if (!cell) return "";
-  const parts = [fill(L.round, { number: (cell.index ?? 0) + 1 })];
+  const parts = [fill(L.round, { number: cell.index + 1 })];
   const known = cell.banker_total !== null && cell.banker_total !== undefined && cell.player_total !== null && cell.player_total !== undefined;
   if (!known || cell.winner === "tie") parts.push(L[cell.winner]);
   if (known) parts.push(fill(L.totals, { banker: cell.banker_total, player: cell.player_total }));
@@ -302,9 +260,9 @@ function addTitle(event) {
   const col = Number(cell.dataset.col), row = Number(cell.dataset.row);
   let text = "";
   if (name === "bead_plate") {
-    text = beadTitle((roads.bead_plate || [])[col * ROWS + row], labels());
+    text = beadTitle(roads.bead_plate[col * ROWS + row], labels());
   } else if (name === "big_road") {
-    text = bigTitle((roads.big_road || []).find((c) => c.col === col && c.row === row), labels());
+    text = bigTitle(roads.big_road.find((c) => c.col === col && c.row === row), labels());
   }
   if (!text) return;
   const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
@@ -409,7 +367,6 @@ function scrollToEnd(container, boxes) {
 /** Draw the five roads into `container`. The first call builds the sections; later calls draw only what changed:
  * the cells a road gained (a road is redrawn whole only when what it shows is not the start of the new roads). */
 export function drawRoads(container, roads) {
-  roads = roads || {};
   container.classList.add("roads");
   container.__roadsData = roads;
   if (!container.__roadsTitles) {
@@ -435,17 +392,10 @@ export function drawRoads(container, roads) {
 
 /* ---- ask road ---- */
 
-/** The colours each derived road would add if the next result were `side` ("banker"/"player"); null: none. */
+/** The colours each derived road would add if the next result were `side` ("banker"/"player"); null: none.
+ * The server works them out (the roads' `ask`, tables/engine/roads.py). */
 export function askMarks(roads, side) {
-  const out = { big_eye_boy: null, small_road: null, cockroach_pig: null };
-  const ask = roads && roads.ask && roads.ask[side];
-  if (ask) {
-    for (const [name] of DERIVED) out[name] = ask[name] ?? null;
-    return out;
-  }
-  const winners = ((roads && roads.big_road) || []).map((c) => c.winner);
-  for (const [name, offset] of DERIVED) out[name] = nextMark(winners, side, offset);
-  return out;
+  return roads.ask[side];
 }
 
 const ASK_GREY = "#9aa3a0";
@@ -476,7 +426,7 @@ export function drawAsk(button, roads, side) {
     button.appendChild(span);
   }
   span.setAttribute("aria-hidden", "true");
-  const html = DERIVED.map(([name]) => askIcon(name, marks[name])).join("");
+  const html = DERIVED.map((name) => askIcon(name, marks[name])).join("");
   if (span.__html !== html || !span.firstChild) {
     span.innerHTML = html;
     span.__html = html;
@@ -485,7 +435,6 @@ export function drawAsk(button, roads, side) {
 
 /** Blink, for 2.5 s, where the next `side` win would go in each road (calling again restarts it). */
 export function previewAsk(container, roads, side) {
-  roads = roads || {};
   clearPreview(container);
   const svg = (name) => container.querySelector(`svg[data-road="${name}"]`);
   const mark = (target, col, row, shape) => {
@@ -497,20 +446,20 @@ export function previewAsk(container, roads, side) {
     );
   };
 
-  const beads = roads.bead_plate || [];
+  const beads = roads.bead_plate;
   const n = beads.length;
   const bx = Math.floor(n / ROWS), by = n % ROWS;
   mark(svg("bead_plate"), bx, by, beadDisc(side, bx * U, by * U));
 
-  const winners = (roads.big_road || []).map((c) => c.winner);
+  const winners = roads.big_road.map((c) => c.winner);
   const [bc, br] = place([...winners, side]).pop();
   mark(svg("big_road"), bc, br, bigRing(side, bc * U, br * U));
 
   const marks = askMarks(roads, side);
-  for (const [name] of DERIVED) {
+  for (const name of DERIVED) {
     const color = marks[name];
     if (!color) continue;
-    const colours = (roads[name] || []).map((c) => c.color);
+    const colours = roads[name].map((c) => c.color);
     const [c, r] = place([...colours, color]).pop();
     mark(svg(name), c, r, derivedShape(name, color, c * U, r * U));
   }
@@ -544,7 +493,7 @@ function clearPreview(container) {
 /** Counts over the shoe's bead plate. */
 export function shoeStats(roads) {
   const s = { rounds: 0, banker: 0, player: 0, tie: 0, player_pair: 0, banker_pair: 0, natural: 0 };
-  for (const b of (roads && roads.bead_plate) || []) {
+  for (const b of roads.bead_plate) {
     s.rounds += 1;
     if (b.winner in s) s[b.winner] += 1;
     if (b.player_pair) s.player_pair += 1;
