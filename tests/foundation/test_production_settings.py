@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# Each test starts manage.py in a fresh interpreter (a second or more): `make test-fast` leaves them out.
+pytestmark = pytest.mark.slow
 KEY = "x" * 20 + "-production-secret-key-for-the-test-only-0123456789"
 
 

@@ -7,6 +7,7 @@ import contextlib
 import uuid
 from decimal import Decimal
 
+import pytest
 from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -51,6 +52,8 @@ def deal(round_: Round, cards: list[str]) -> None:
     Round.objects.filter(pk=round_.pk).update(state="result", cards=stored)
 
 
+# 30 histories against the database take seconds: `make test-fast` leaves this out, `make test` runs it.
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=operations)
 def test_money_is_neither_created_nor_destroyed(db, monkeypatch, ops):
