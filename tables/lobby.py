@@ -88,7 +88,7 @@ class LobbyHub:
             hub.stop()
 
     def stop(self) -> None:
-        """End the hub; cancel again until it ends (see ``tables.consumers.TableHub.stop``)."""
+        """End the hub; cancel again until it ends (see ``tables.hub.TableHub.stop``)."""
         if not self.task.done():
             self.task.cancel()
             self.loop.call_later(STOP_RETRY_SECONDS, self.stop)
