@@ -4,6 +4,10 @@ servers under var/ by default, or DATABASE_URL / REDIS_URL when set."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +18,17 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     from django.conf import settings
 
     settings.DATABASES["default"]["TEST"]["NAME"] = f"test_baccarat_{os.getpid()}"
+
+
+@pytest.fixture
+def embedded_home() -> Iterator[Path]:
+    """A folder for a test's own embedded servers (its ``BACCARAT_VAR_DIR`` is ``embedded_home / "var"``),
+    outside pytest's temporary root. As root, pgserver runs PostgreSQL as its own user and opens the path to
+    it; but every pytest session that starts on the machine closes ``/tmp/pytest-of-<user>`` to its owner
+    again (pytest resets it to 0700), and a test in another run once left pg_ctl unable to stop its server."""
+    home = Path(tempfile.mkdtemp(prefix="baccarat-test-"))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

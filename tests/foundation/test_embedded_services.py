@@ -46,14 +46,14 @@ embedded.stop()
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
-def test_without_urls_the_project_starts_its_own_postgresql_and_redis(tmp_path):
+def test_without_urls_the_project_starts_its_own_postgresql_and_redis(embedded_home):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update(BACCARAT_VAR_DIR=str(tmp_path / "var"), DJANGO_SETTINGS_MODULE="baccarat_site.settings")
+    env.update(BACCARAT_VAR_DIR=str(embedded_home / "var"), DJANGO_SETTINGS_MODULE="baccarat_site.settings")
     out = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=110, check=True
     )
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["pg"].startswith("PostgreSQL 16")
     assert facts["redis"].count(".") == 2
-    assert facts["db"].startswith(str(tmp_path))
-    assert facts["redis_url"] == f"unix://{tmp_path}/var/redis.sock"
+    assert facts["db"].startswith(str(embedded_home))
+    assert facts["redis_url"] == f"unix://{embedded_home}/var/redis.sock"

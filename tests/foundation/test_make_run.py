@@ -44,10 +44,10 @@ async def _ws_snapshot(url: str) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
-def test_run_serves_pages_api_and_websocket_then_ctrl_c_stops_everything(tmp_path):
+def test_run_serves_pages_api_and_websocket_then_ctrl_c_stops_everything(tmp_path, embedded_home):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update(BACCARAT_VAR_DIR=str(tmp_path / "var"), PYTHONUNBUFFERED="1")
+    env.update(BACCARAT_VAR_DIR=str(embedded_home / "var"), PYTHONUNBUFFERED="1")
     log = open(tmp_path / "run.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [sys.executable, "-m", "baccarat_site.run", "--port", str(port)],
@@ -98,8 +98,8 @@ def test_run_serves_pages_api_and_websocket_then_ctrl_c_stops_everything(tmp_pat
     assert "bye" in output
     assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
     # It started the embedded servers, so it stopped them too.
-    assert not (tmp_path / "var" / "pg" / "postmaster.pid").exists()
-    assert not (tmp_path / "var" / "redis.sock").exists()
+    assert not (embedded_home / "var" / "pg" / "postmaster.pid").exists()
+    assert not (embedded_home / "var" / "redis.sock").exists()
 
 
 def _make_dry_run(target: str, venv: Path) -> list[str]:
