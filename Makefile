@@ -34,9 +34,11 @@ test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The quick loop while editing: everything but the tests marked slow (real processes, long
-# runs) and the browser tests. `make test` stays the whole suite.
+# runs) and the browser tests, on TEST_WORKERS pytest-xdist workers (each with its own test
+# database and Redis database, tests/parallel.py). `make test` stays the whole suite, serial.
+TEST_WORKERS ?= 2
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
+	$(PY) -m pytest -p tests.parallel -n $(TEST_WORKERS) -m "not slow and not browser" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
