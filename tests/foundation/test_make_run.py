@@ -131,4 +131,4 @@ def test_make_run_installs_only_the_runtime_requirements_and_the_checks_install_
         assert installs, target
         assert installs[-1].endswith("-r requirements-dev.txt"), (target, installs)
     fast = _make_dry_run("test-fast", venv)[-1]
-    assert '-m pytest -m "not slow and not browser"' in fast, fast
+    assert '-m pytest -p tests.parallel -n 2 -m "not slow and not browser"' in fast, fast
