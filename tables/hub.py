@@ -4,7 +4,8 @@ Rather than every socket being its own member of ``table_<id>`` (one channel-lay
 encoding and one wake-up per socket per event), each process joins the group once through a hub, which
 encodes and frames each event once and writes the same bytes to every local socket of that table
 (``tables.broadcast``). The consumer (``tables.consumers``) joins and leaves it; snapshots for new
-sockets are read once per table event per process.
+sockets are read once per table event per process. :class:`ProcessHub` is the membership both this hub
+and the lobby's (``tables.lobby.LobbyHub``) share: one hub per key, stopped with its last socket.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ TABLE_EVENTS = frozenset(
 )
 # A cached snapshot is also dropped after this long, whatever happened (an operator's edit sends no event).
 SNAPSHOT_TTL = 2.0
-# How often a hub that is being stopped is cancelled again (see TableHub.stop).
+# How often a hub that is being stopped is cancelled again (see ProcessHub.stop).
 STOP_RETRY_SECONDS = 0.5
 # Sockets handed a frame through the ordinary send before the hub lets the event loop write them out.
 DELIVERY_BATCH = 64
@@ -83,7 +84,40 @@ def _numbered_snapshot(table_id: int) -> dict[str, Any]:
     return {**table_snapshot(table_id), "epoch": epoch, "seq": seq}
 
 
-class TableHub:
+class ProcessHub:
+    """What every per-process group member shares: a registry of live hubs by key (the running event loop,
+    the channel layer and, for a table, its id), joined by sockets, stopped with the last one to leave.
+    A subclass keeps its own ``_hubs`` and says what its key is; its ``task`` reads the group."""
+
+    _hubs: dict[Any, Any]
+    loop: asyncio.AbstractEventLoop
+    sockets: Any
+    task: asyncio.Future[None]
+
+    @staticmethod
+    def _key(consumer: Any) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def leave(cls, consumer: Any) -> None:
+        key = cls._key(consumer)
+        hub = cls._hubs.get(key)
+        if hub is None:
+            return
+        hub.sockets.discard(consumer)
+        if not hub.sockets:
+            del cls._hubs[key]
+            hub.stop()
+
+    def stop(self) -> None:
+        """End the hub. Python 3.11's ``wait_for`` (which redis-py wraps around every command) can swallow a
+        cancellation that races a completed send, leaving the task reading on: cancel again until it ends."""
+        if not self.task.done():
+            self.task.cancel()
+            self.loop.call_later(STOP_RETRY_SECONDS, self.stop)
+
+
+class TableHub(ProcessHub):
     """This process's single member of ``table_<id>``: receives each table event once, encodes it once and
     writes it to every local socket watching the table. Created by the first socket, gone with the last.
     If its channel-layer connection fails, it closes its sockets (CLOSE_RETRY) so browsers reconnect and resync."""
@@ -149,24 +183,6 @@ class TableHub:
     @classmethod
     def find(cls, consumer: TableConsumer) -> TableHub | None:
         return cls._hubs.get(cls._key(consumer))
-
-    @classmethod
-    def leave(cls, consumer: TableConsumer) -> None:
-        key = cls._key(consumer)
-        hub = cls._hubs.get(key)
-        if hub is None:
-            return
-        hub.sockets.discard(consumer)
-        if not hub.sockets:
-            del cls._hubs[key]
-            hub.stop()
-
-    def stop(self) -> None:
-        """End the hub. Python 3.11's ``wait_for`` (which redis-py wraps around every command) can swallow a
-        cancellation that races a completed send, leaving the task reading on: cancel again until it ends."""
-        if not self.task.done():
-            self.task.cancel()
-            self.loop.call_later(STOP_RETRY_SECONDS, self.stop)
 
     async def _run(self) -> None:
         group = table_group(self.table_id)

@@ -28,7 +28,7 @@ from baccarat_site.clock import server_time
 from tables import presence
 from tables.consumers import GuardedJsonConsumer
 from tables.events import LOBBY_GROUP
-from tables.hub import CLOSE_RETRY, WATCHER_LAYER_ALIAS, close_socket, rejoin_seconds
+from tables.hub import CLOSE_RETRY, WATCHER_LAYER_ALIAS, ProcessHub, close_socket, rejoin_seconds
 from tables.selectors.lobby import lobby_tiles
 
 logger = logging.getLogger(__name__)
@@ -38,10 +38,9 @@ RATE_PER_SECOND = 5.0
 RATE_BURST = 10.0
 PLAYERS_SECONDS = 3.0
 REFRESH_SECONDS = 15.0
-STOP_RETRY_SECONDS = 0.5
 
 
-class LobbyHub:
+class LobbyHub(ProcessHub):
     """This process's single member of the ``lobby`` group; holds every tile and tells its sockets what changed."""
 
     _hubs: dict[tuple[int, int], LobbyHub] = {}
@@ -60,12 +59,12 @@ class LobbyHub:
     # ── membership ──────────────────────────────────────────────────────────
 
     @staticmethod
-    def _key() -> tuple[int, int]:
+    def _key(consumer: LobbyConsumer) -> tuple[int, int]:
         return (id(asyncio.get_running_loop()), id(get_channel_layer()))
 
     @classmethod
     async def join(cls, consumer: LobbyConsumer) -> LobbyHub:
-        key = cls._key()
+        key = cls._key(consumer)
         hub = cls._hubs.get(key)
         if hub is None or hub.task.done() or hub.layer is not get_channel_layer():
             hub = cls._hubs[key] = cls(get_channel_layer())
@@ -75,23 +74,6 @@ class LobbyHub:
             hub.sockets.discard(consumer)
             raise ConnectionError("the lobby cannot subscribe to the tables' events")
         return hub
-
-    @classmethod
-    def leave(cls, consumer: LobbyConsumer) -> None:
-        key = cls._key()
-        hub = cls._hubs.get(key)
-        if hub is None:
-            return
-        hub.sockets.discard(consumer)
-        if not hub.sockets:
-            del cls._hubs[key]
-            hub.stop()
-
-    def stop(self) -> None:
-        """End the hub; cancel again until it ends (see ``tables.hub.TableHub.stop``)."""
-        if not self.task.done():
-            self.task.cancel()
-            self.loop.call_later(STOP_RETRY_SECONDS, self.stop)
 
     def snapshot(self) -> dict[str, Any]:
         return {"type": "snapshot", "tables": list(self.tiles.values()), "server_time": server_time()}
