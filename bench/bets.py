@@ -23,7 +23,9 @@ What it does (everything on loopback; everything it starts, it stops):
    design avoids).
    (c) Settlement: round_settle of a round with 10,000 bets from 2,000 players, up to its commit
    (goal ≤ 3× a raw COPY of the same rows, measured in the same run, and ≤ 150 ms); the players'
-   messages, built and sent after the commit, are timed apart.
+   messages, built and sent after the commit, are timed apart. ``--settlement-only`` runs (c) alone;
+   ``--steps`` also prints each of its statements and the commit (where the deferred foreign-key
+   checks run), to see where the time goes.
 4. Stops the servers, checks the scratch ledger reconciles, drops the database.
 """
 
@@ -432,7 +434,51 @@ async def raw_closed_loop(
 # ── (c) settlement ──────────────────────────────────────────────────────────
 
 
-def settlement(players: list[tuple[int, str]], bets_each: int) -> dict:
+@contextlib.contextmanager
+def statement_times(steps: list[tuple[float, str]]):
+    """Time every statement on the default connection (Django's and the prepared cursors') and the commit,
+    appending ``(seconds, first words)`` to ``steps``: where a settlement's time goes (``--steps``)."""
+    import psycopg
+    from django.db import connection
+
+    from baccarat_site import db
+
+    def note(t0: float, sql: object) -> None:
+        steps.append((time.perf_counter() - t0, " ".join(str(sql).split())[:70]))
+
+    class TimedCursor(psycopg.Cursor):
+        def execute(self, query, params=None, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return super().execute(query, params, **kwargs)
+            finally:
+                note(t0, query)
+
+    def wrapper(execute, sql, params, many, context):
+        t0 = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            note(t0, sql)
+
+    real_cursor, real_commit = db.Cursor, connection._commit
+
+    def commit():
+        t0 = time.perf_counter()
+        try:
+            return real_commit()
+        finally:
+            note(t0, "COMMIT (the deferred foreign-key checks run here)")
+
+    db.Cursor, connection._commit = TimedCursor, commit
+    try:
+        with connection.execute_wrapper(wrapper):
+            yield
+    finally:
+        db.Cursor, connection._commit = real_cursor, real_commit
+
+
+def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool = False) -> dict:
     from django.contrib.auth import get_user_model
     from django.db import connection
 
@@ -472,12 +518,18 @@ def settlement(players: list[tuple[int, str]], bets_each: int) -> dict:
         sent["messages"] += len(done.bettors)
 
     settlement.settlement_announce = timed_announce
+    steps: list[tuple[float, str]] = []
     try:
-        t0 = time.perf_counter()
-        settled = settlement.round_settle(round_id=round_.pk)
-        total = time.perf_counter() - t0 - sent["seconds"]
+        with statement_times(steps) if show_steps else contextlib.nullcontext():
+            t0 = time.perf_counter()
+            settled = settlement.round_settle(round_id=round_.pk)
+            total = time.perf_counter() - t0 - sent["seconds"]
     finally:
         settlement.settlement_announce = real_announce
+    if show_steps:
+        print("\n(c) round_settle, statement by statement (the announcement after the commit left out):")
+        for seconds, sql in steps[: next(i for i, (_, q) in enumerate(steps) if q.startswith("COMMIT")) + 1]:
+            print(f"    {seconds * 1000:7.1f} ms  {sql}")
     assert settled == count, (settled, count)
 
     # Baseline: COPY the rows settlement writes (bet outcomes, one transaction and two entries per
@@ -686,6 +738,7 @@ def main() -> int:
     parser.add_argument("--settle-players", type=int, default=2000)
     parser.add_argument("--settle-bets-each", type=int, default=5)
     parser.add_argument("--keep-db", action="store_true", help="leave the scratch database for inspection")
+    parser.add_argument("--steps", action="store_true", help="also time each statement of the settlement")
     parser.add_argument("--settlement-only", action="store_true", help="run (c) only: no servers, no burst")
     args = parser.parse_args()
     if args.workers <= 0:
@@ -716,7 +769,7 @@ def main() -> int:
             load(args, bench_url, redis_url, burst_players, loop_players, raw_players)
 
         # (c) settlement
-        settle = settlement(settle_players, args.settle_bets_each)
+        settle = settlement(settle_players, args.settle_bets_each, show_steps=args.steps)
         print()
         print(
             f"(c) settlement: {settle['bets']:,} bets from {settle['players']:,} players "
