@@ -134,8 +134,22 @@ def _stop_the_tables() -> None:
     Table.objects.update(status=Table.Status.PAUSED, next_action_at=None)
 
 
+@pytest.fixture(autouse=True)
+def _tables_stopped_before_the_flush(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every browser test with a database pauses the tables when it ends, before pytest-django empties the
+    database, whether or not it used the ``page`` fixture (a test on phone-sized contexts of its own did not,
+    and its flush deadlocked with a round the casino's worker was settling)."""
+    if request.node.get_closest_marker("django_db") is None:
+        yield
+        return
+    # Requested here, the test database is set up before this fixture and so emptied after its teardown.
+    request.getfixturevalue("transactional_db")
+    yield
+    _stop_the_tables()
+
+
 @pytest.fixture
-def page(browser, console_errors, request) -> Iterator[object]:
+def page(browser, console_errors) -> Iterator[object]:
     """A fresh context and page (1280 × 900, en-US); fails the test at teardown if any page it visited
     logged a console error or threw an uncaught exception."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
@@ -144,7 +158,5 @@ def page(browser, console_errors, request) -> Iterator[object]:
     console_errors.watch(page)
     yield page
     context.close()
-    if request.node.get_closest_marker("django_db"):
-        _stop_the_tables()
     unexpected = console_errors.unexpected()
     assert not unexpected, "console errors on the pages of this test:\n" + "\n".join(unexpected)

@@ -57,6 +57,7 @@ SETTLED = """() => {
     roundId: document.getElementById("table").dataset.roundId,
     winner: document.getElementById("result").dataset.winner || null,
     resultHidden: document.getElementById("result").hidden,
+    cards: document.querySelectorAll("#player-cards .card, #banker-cards .card").length,
     balance: document.getElementById("balance").textContent,
     net: net.dataset.net,
     netText: net.textContent,
@@ -232,7 +233,8 @@ def test_a_player_bets_watches_the_cards_is_settled_and_finds_the_bet_in_the_rec
     assert counts == list(range(1, dealt + 1)), f"cards should appear one at a time: {counts}"
     spread_ms = rec["cards"][-1]["t"] - rec["cards"][0]["t"]
     assert spread_ms >= 150, f"all {dealt} cards appeared within {spread_ms:.0f} ms"
-    assert page.locator("#player-cards .card").count() + page.locator("#banker-cards .card").count() == dealt
+    # Counted in the settled page's snapshot: on a busy machine the next round may have cleared the felt by now.
+    assert shown["cards"] == dealt
 
     # The page's result agrees with the server's round, and the spots with the result.
     winner, flags = data["winner"], data["flags"]
