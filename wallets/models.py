@@ -82,9 +82,17 @@ class LedgerTransaction(models.Model):
 
 
 class LedgerEntry(models.Model):
-    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries")
+    # Both references are checked by the database once per INSERT statement, not once per row (migration 0006:
+    # every entry's transaction and wallet exist, the wallet is locked FOR KEY SHARE until commit, and a wallet
+    # with entries cannot be deleted), so neither is a per-row foreign key constraint. A round's settlement
+    # writes thousands of entries; per-row checks cost more than writing them.
+    transaction = models.ForeignKey(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="entries", db_constraint=False
+    )
     # ledger_entry_wallet_recent (wallet, -id) serves every lookup by wallet: no index of its own.
-    wallet = models.ForeignKey(Wallet, on_delete=models.PROTECT, related_name="entries", db_index=False)
+    wallet = models.ForeignKey(
+        Wallet, on_delete=models.PROTECT, related_name="entries", db_index=False, db_constraint=False
+    )
     # Signed: positive credits the wallet, negative debits it.
     amount = models.DecimalField(max_digits=14, decimal_places=2)
     # The wallet's balance right after this entry (player wallets; null on house entries).
