@@ -21,7 +21,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Min, Q, QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -306,20 +306,30 @@ class LedgerTransactionAdmin(ReadOnlyAdmin):
     inlines = (LedgerEntryInline,)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[LedgerTransaction]:
-        player_entries = LedgerEntry.objects.filter(wallet__kind=Wallet.Kind.PLAYER).select_related("wallet__user")
-        return (
-            super()
-            .get_queryset(request)
-            .prefetch_related(Prefetch("entries", queryset=player_entries, to_attr="player_entries"))
+        # A round's settlement is one transaction with a leg per paid player: count and sum the legs in the
+        # database rather than load thousands of them for one row of the list.
+        player = Q(entries__wallet__kind=Wallet.Kind.PLAYER)
+        transactions: QuerySet[LedgerTransaction] = super().get_queryset(request)
+        return transactions.annotate(
+            player_legs=Count("entries", filter=player),
+            player_total=Sum("entries__amount", filter=player),
+            first_player=Min("entries__wallet__user__username", filter=player),
         )
 
     @admin.display(description="Player")
     def player(self, txn: LedgerTransaction) -> str:
-        return ", ".join(str(entry.wallet.user) for entry in getattr(txn, "player_entries", ())) or "—"
+        legs = getattr(txn, "player_legs", 0)
+        if legs > 1:
+            return f"{legs:,} players"
+        return getattr(txn, "first_player", None) or "—"
 
     @admin.display(description="Player's amount")
     def player_amount(self, txn: LedgerTransaction) -> str:
-        return ", ".join(f"{entry.amount:+,.2f}" for entry in getattr(txn, "player_entries", ())) or "—"
+        legs = getattr(txn, "player_legs", 0)
+        if not legs:
+            return "—"
+        total = f"{txn.player_total:+,.2f}"  # type: ignore[attr-defined]
+        return f"{total} in all" if legs > 1 else total
 
 
 @admin.register(LedgerEntry)

@@ -1,7 +1,8 @@
 """Every movement of money, and nothing else.
 
 Each movement is one :class:`LedgerTransaction` with entries that sum to zero:
-a player's wallet against the house. Rules kept here (and by the database,
+a player's wallet against the house (a round's payouts or refunds: every paid
+player's wallet against one house leg, in one transaction). Rules kept here (and by the database,
 see migration 0002):
 
 - a player's stored ``balance`` always equals the sum of the wallet's entries
@@ -292,35 +293,51 @@ class Credit:
     balance: Decimal
 
 
+def ledger_transaction_reserve() -> int:
+    """A ledger transaction id, drawn now and written by a later :func:`wallets_credit_many` in the same database
+    transaction: settlement records it on the bets it pays before the ledger rows exist. An id drawn and never
+    written is a gap in the sequence, nothing more."""
+    with prepared_cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence('wallets_ledgertransaction', 'id'))")
+        (transaction_id,) = cast("tuple[int]", cursor.fetchone())
+    return transaction_id
+
+
+# One ledger transaction for every credit: its header, a leg per player, one house leg for the total, and the
+# players' new balances, in one statement.
 _CREDIT_MANY = """
 WITH v AS (
-    SELECT v.*, nextval(pg_get_serial_sequence('wallets_ledgertransaction', 'id')) AS txn
-    FROM unnest(%(wallets)s::bigint[], %(users)s::bigint[], %(amounts)s::numeric[], %(balances)s::numeric[])
-        AS v(wallet_id, user_id, amount, balance)
+    SELECT * FROM unnest(%(wallets)s::bigint[], %(amounts)s::numeric[], %(balances)s::numeric[])
+        AS v(wallet_id, amount, balance)
 ), t AS (
     INSERT INTO wallets_ledgertransaction (id, kind, reference, reason, actor_id, created_at)
-    SELECT txn, %(kind)s, %(reference)s, %(reason)s, NULL, %(now)s FROM v
+    VALUES (%(txn)s, %(kind)s, %(reference)s, %(reason)s, NULL, %(now)s)
 ), e AS (
     INSERT INTO wallets_ledgerentry (transaction_id, wallet_id, amount, balance_after, created_at)
-    SELECT txn, wallet_id, amount, balance, %(now)s FROM v
+    SELECT %(txn)s, wallet_id, amount, balance, %(now)s FROM v
     UNION ALL
-    SELECT txn, %(house)s, -amount, NULL, %(now)s FROM v
+    SELECT %(txn)s, %(house)s, %(house_amount)s, NULL, %(now)s
 )
 UPDATE wallets_wallet AS w SET balance = v.balance FROM v WHERE w.id = v.wallet_id
-RETURNING v.user_id, v.txn
 """
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # a failure fails the caller's whole transaction: no savepoint needed
 def wallets_credit_many(
-    *, credits: Mapping[int, Decimal], kind: str, reference: str, reason: str = ""
+    *,
+    credits: Mapping[int, Decimal],
+    kind: str,
+    reference: str,
+    reason: str = "",
+    transaction_id: int | None = None,
 ) -> dict[int, Credit]:
-    """Credit many players at once (settlement payouts, refunds): ``{user_id: amount > 0}``.
+    """Credit many players at once (a round's payouts or refunds): ``{user_id: amount > 0}``.
 
-    One ledger transaction per player (the player's entry against the house's), in two statements
-    whatever the number of players: the wallets are locked in primary-key order with one
-    ``SELECT … FOR UPDATE`` (so two settlements never deadlock), then one statement writes every
-    transaction, both entries of each and the new balances. Returns ``{user_id: Credit}``.
+    One ledger transaction for all of them: a leg per player and one house leg for the total, whatever the
+    number of players, in two statements: the wallets are locked in primary-key order with one
+    ``SELECT … FOR UPDATE`` (so two settlements never deadlock), then one statement writes the transaction,
+    its legs and the new balances. ``transaction_id`` is an id from :func:`ledger_transaction_reserve`, when the
+    caller recorded it elsewhere first. Returns ``{user_id: Credit}``; every credit names the same transaction.
     """
     amounts_of = {int(uid): money.to_amount(amount) for uid, amount in credits.items()}
     if not amounts_of:
@@ -354,26 +371,26 @@ def wallets_credit_many(
             users.append(user_id)
             amounts.append(amount)
             balances.append(new_balance)
+        txn = transaction_id if transaction_id is not None else ledger_transaction_reserve()
         cursor.execute(
             _CREDIT_MANY,
             {
                 "wallets": wallet_ids,
-                "users": users,
                 "amounts": amounts,
                 "balances": balances,
+                "txn": txn,
                 "kind": kind,
                 "reference": reference[:80],
                 "reason": reason[:200],
                 "now": timezone.now(),
                 "house": house_id,
+                "house_amount": -sum(amounts),
             },
         )
-        transactions = dict(cast("list[tuple[int, int]]", cursor.fetchall()))
-    if len(transactions) != len(users):
-        raise RuntimeError(f"credited {len(transactions)} of {len(users)} wallets")
+        if cursor.rowcount != len(users):
+            raise RuntimeError(f"credited {cursor.rowcount} of {len(users)} wallets")
     return {
-        user_id: Credit(transaction_id=transactions[user_id], balance=balance)
-        for user_id, balance in zip(users, balances, strict=True)
+        user_id: Credit(transaction_id=txn, balance=balance) for user_id, balance in zip(users, balances, strict=True)
     }
 
 

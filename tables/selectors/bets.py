@@ -105,11 +105,12 @@ BET_CHECKS: tuple[tuple[str, str], ...] = (
     (
         "settled bets' payouts differ from their settlement transaction",
         """
-        SELECT format('transaction %s: bets pay %s, entry credits %s', b.settlement_transaction_id, b.total, e.amount)
-        FROM (SELECT settlement_transaction_id, SUM(payout) AS total FROM tables_bet
-              WHERE settlement_transaction_id IS NOT NULL GROUP BY settlement_transaction_id) b
-        LEFT JOIN wallets_ledgerentry e
-          ON e.transaction_id = b.settlement_transaction_id AND e.balance_after IS NOT NULL
+        SELECT format('transaction %s, player %s: bets pay %s, entry credits %s',
+                      b.settlement_transaction_id, b.user_id, b.total, e.amount)
+        FROM (SELECT settlement_transaction_id, user_id, SUM(payout) AS total FROM tables_bet
+              WHERE settlement_transaction_id IS NOT NULL GROUP BY settlement_transaction_id, user_id) b
+        JOIN wallets_wallet w ON w.user_id = b.user_id AND w.kind = 'player'
+        LEFT JOIN wallets_ledgerentry e ON e.transaction_id = b.settlement_transaction_id AND e.wallet_id = w.id
         WHERE e.amount IS DISTINCT FROM b.total
         """,
     ),

@@ -6,11 +6,12 @@ A round's money moves in a fixed number of statements, whatever its size:
    round row's lock, so bets in flight (they hold it ``FOR SHARE``) commit first and none slips in after;
 2. the round's distinct stakes (type, mode, amount): a round of 10,000 bets has a few dozen, and the
    engine prices each once (``tables.engine.settle_outcome``) against the round's own paytable;
-3. every bettor's return, summed by the database from those prices;
-4. one ledger transaction per paid player (``wallets.services.wallets_credit_many``: one lock statement
-   in primary-key order, one statement for the transactions, entries and balances);
-5. one UPDATE recording every bet's outcome, its payout and its player's transaction, refused unless it
-   touches exactly the bets that were open.
+3. one UPDATE recording every open bet's outcome and payout (and, on a bet that pays, the round's ledger
+   transaction), which also sums what each bettor gets back; refused unless it touches exactly the bets
+   that were open;
+4. one ledger transaction for the whole round (``wallets.services.wallets_credit_many``): a leg per paid
+   player and one house leg, written with the new balances in one statement after one lock statement in
+   primary-key order.
 
 All in one database transaction: a repeated or concurrent call finds the round no longer in the state it
 expects and pays nothing. Each player's ``round.settled`` message is built and sent after the commit
@@ -47,33 +48,26 @@ WHERE round_id = %s AND status = 'open'
 GROUP BY type, mode, amount
 """
 
-# Every bet finds its outcome by its stake key (``type mode amount``, as stake_key() spells it) with
+# Every open bet's outcome, in one statement that also sums each bettor's return (zero for a player who lost
+# everything). A bet finds its outcome by its stake key (``type mode amount``, as stake_key() spells it) with
 # array_position() over the round's few dozen stakes, so no statement joins the bets to a list of stakes.
-# (Joined, the planner took a fresh round's open bets for one row, from statistics that do not know the
-# round yet, and ran the stakes' unnest once per bet: a nested loop of 10,000 × the stakes, 30 ms.)
-
-# Every bettor of the round and the sum of what their bets return (zero for a player who lost everything).
-_RETURNS = """
-SELECT b.user_id,
-       SUM((%(payouts)s::numeric[])[array_position(%(keys)s::text[],
-                                                   b.type || ' ' || b.mode || ' ' || b.amount::text)])
-FROM tables_bet b
-WHERE b.round_id = %(round)s AND b.status = 'open'
-GROUP BY b.user_id
-"""
-
-# Every open bet's outcome, in one statement; a player's bets all point at the player's one transaction.
+# (Joined, the planner took a fresh round's open bets for one row, from statistics that do not know the round
+# yet, and ran the stakes' unnest once per bet: a nested loop of 10,000 × the stakes, 30 ms.)
 # A bet whose key were missing would get a NULL status, which the column refuses: nothing is left unpaid.
 _RECORD = """
-UPDATE tables_bet AS b
-SET status = (%(statuses)s::varchar[])[array_position(%(keys)s::text[],
-                                                      b.type || ' ' || b.mode || ' ' || b.amount::text)],
-    payout = (%(payouts)s::numeric[])[array_position(%(keys)s::text[],
-                                                     b.type || ' ' || b.mode || ' ' || b.amount::text)],
-    settlement_transaction_id = p.txn,
-    settled_at = %(now)s
-FROM unnest(%(users)s::bigint[], %(txns)s::bigint[]) AS p(user_id, txn)
-WHERE b.round_id = %(round)s AND b.status = 'open' AND p.user_id = b.user_id
+WITH recorded AS (
+    UPDATE tables_bet AS b
+    SET status = (%(statuses)s::varchar[])[
+            array_position(%(keys)s::text[], b.type || ' ' || b.mode || ' ' || b.amount::text)],
+        payout = (%(payouts)s::numeric[])[
+            array_position(%(keys)s::text[], b.type || ' ' || b.mode || ' ' || b.amount::text)],
+        settlement_transaction_id = (%(txns)s::bigint[])[
+            array_position(%(keys)s::text[], b.type || ' ' || b.mode || ' ' || b.amount::text)],
+        settled_at = %(now)s
+    WHERE b.round_id = %(round)s AND b.status = 'open'
+    RETURNING b.user_id, b.payout
+)
+SELECT user_id, count(*), SUM(payout) FROM recorded GROUP BY user_id
 """
 
 
@@ -95,7 +89,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Settlement:
-    """A round's money, moved: how many bets, and each paid player's transaction and new balance."""
+    """A round's money, moved: how many bets, and each paid player's new balance (all in the round's one
+    ledger transaction)."""
 
     round_id: int
     table_id: int
@@ -163,7 +158,7 @@ def round_refund(*, round_id: int, reason: str) -> int:
 
 
 def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: datetime) -> Settlement:
-    """Steps 2–5 of the module docstring, inside the caller's transaction; the announcement after commit."""
+    """Steps 2–4 of the module docstring, inside the caller's transaction; the announcement after commit."""
     with prepared_cursor() as cursor:
         cursor.execute(_STAKES, [round_id])
         stakes = cast("list[tuple[str, str, Decimal, int]]", cursor.fetchall())
@@ -171,32 +166,35 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
         expected = sum(count for *_stake, count in stakes)
         if not outcomes:
             return Settlement(round_id=round_id, table_id=table_id, bets=0, credits={}, bettors=())
-        keys = [stake_key(o.bet_type, o.mode, o.amount) for o in outcomes]
-        payouts = [o.payout for o in outcomes]
-        cursor.execute(_RETURNS, {"keys": keys, "payouts": payouts, "round": round_id})
-        returns = dict(cast("list[tuple[int, Decimal]]", cursor.fetchall()))
-        credits = wallet_services.wallets_credit_many(
-            credits={user_id: total for user_id, total in returns.items() if total > 0},
-            kind=kind,
-            reference=f"round:{round_id}",
-        )
-        bettors = sorted(returns)
+        # The round's one ledger transaction, if any stake pays: every bet that pays records it.
+        txn = wallet_services.ledger_transaction_reserve() if any(o.payout > 0 for o in outcomes) else None
         cursor.execute(
             _RECORD,
             {
-                "keys": keys,
+                "keys": [stake_key(o.bet_type, o.mode, o.amount) for o in outcomes],
                 "statuses": [o.status for o in outcomes],
-                "payouts": payouts,
-                "users": bettors,
-                "txns": [credits[u].transaction_id if u in credits else None for u in bettors],
+                "payouts": [o.payout for o in outcomes],
+                "txns": [txn if o.payout > 0 else None for o in outcomes],
                 "round": round_id,
                 "now": now,
             },
         )
-        if cursor.rowcount != expected:
-            raise RuntimeError(f"round {round_id}: recorded {cursor.rowcount} of {expected} open bets")
+        returns = cast("list[tuple[int, int, Decimal]]", cursor.fetchall())
+    recorded = sum(count for _user, count, _total in returns)
+    if recorded != expected:
+        raise RuntimeError(f"round {round_id}: recorded {recorded} of {expected} open bets")
+    credits = wallet_services.wallets_credit_many(
+        credits={user_id: total for user_id, _count, total in returns if total > 0},
+        kind=kind,
+        reference=f"round:{round_id}",
+        transaction_id=txn,
+    )
     settlement = Settlement(
-        round_id=round_id, table_id=table_id, bets=expected, credits=credits, bettors=tuple(bettors)
+        round_id=round_id,
+        table_id=table_id,
+        bets=expected,
+        credits=credits,
+        bettors=tuple(sorted(user_id for user_id, _count, _total in returns)),
     )
     transaction.on_commit(lambda: settlement_announce(settlement))
     return settlement

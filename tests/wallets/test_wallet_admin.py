@@ -275,7 +275,8 @@ def test_the_ledger_and_wallet_rows_have_no_add_change_or_delete_in_the_admin(ad
 
 
 def test_the_ledger_lists_filter_by_kind_and_date_and_search_by_username_and_reference(admin_client, make_player):
-    alice, bob = make_player("alice", "30.00"), make_player("bob", "10.00")
+    make_player("alice", "30.00")
+    bob = make_player("bob", "10.00")
     services.wallet_withdraw(user=bob, amount="4.00", reason="Cash out", reference="cashier:77")
 
     withdrawals = admin_client.get(ENTRIES, {"transaction__kind__exact": "withdrawal"}).context["cl"].result_list
@@ -289,7 +290,7 @@ def test_the_ledger_lists_filter_by_kind_and_date_and_search_by_username_and_ref
         "cashier:77"
     }
     by_user = admin_client.get(TRANSACTIONS, {"q": "alice"})
-    assert [t.player_entries[0].wallet.user for t in by_user.context["cl"].result_list] == [alice]
+    assert [t.first_player for t in by_user.context["cl"].result_list] == ["alice"]
     assert "alice" in by_user.content.decode()
 
     # The wallet list links to each wallet's entries.
@@ -359,3 +360,24 @@ def test_the_house_balance_from_ledger_follows_stakes_and_payouts_posted_through
     html = listing.content.decode()
     assert '<td class="field-balance_from_ledger">-330.00</td>' in html
     assert '<td class="field-stored_balance">not kept: see Balance (from ledger)</td>' in html
+
+
+def test_a_rounds_one_transaction_lists_its_players_count_and_total_and_shows_every_leg(admin_client, make_player):
+    alice, bob = make_player("alice", "10.00"), make_player("bob", "10.00")
+    services.wallets_credit_many(
+        credits={alice.pk: Decimal("19.50"), bob.pk: Decimal("1000.00")},
+        kind="payout",
+        reference="round:7",
+    )
+    payout = LedgerTransaction.objects.get(reference="round:7")
+
+    html = admin_client.get(TRANSACTIONS, {"kind__exact": "payout"}).content.decode()
+    assert '<td class="field-player">2 players</td>' in html
+    assert '<td class="field-player_amount">+1,019.50 in all</td>' in html
+    deposits = admin_client.get(TRANSACTIONS, {"q": "bob", "kind__exact": "deposit"}).content.decode()
+    assert '<td class="field-player">bob</td>' in deposits
+    assert '<td class="field-player_amount">+10.00</td>' in deposits
+
+    detail = admin_client.get(reverse("admin:wallets_ledgertransaction_change", args=[payout.pk])).content.decode()
+    for amount in ("19.50", "1000.00", "-1019.50"):
+        assert amount in detail

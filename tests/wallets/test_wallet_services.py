@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.utils import DatabaseError
 
 from tests.factories import make_user
@@ -79,7 +79,7 @@ def test_an_operator_adjustment_can_debit_or_credit(make_player):
     assert balance_of(alice) == Decimal("35.00")
 
 
-def test_crediting_many_players_writes_one_balanced_transaction_each(make_player):
+def test_crediting_many_players_writes_one_balanced_transaction_for_all(make_player):
     alice, bob = make_player("alice", "1.00"), make_player("bob")
     carol = make_user("carol")  # no wallet yet: created on the way
     credits = services.wallets_credit_many(
@@ -92,13 +92,65 @@ def test_crediting_many_players_writes_one_balanced_transaction_each(make_player
         bob.pk: Decimal("0.50"),
         carol.pk: Decimal("7.25"),
     }
-    assert len({c.transaction_id for c in credits.values()}) == 3
-    for user, credit in ((alice, "10.00"), (bob, "0.50"), (carol, "7.25")):
-        txn = LedgerTransaction.objects.get(pk=credits[user.pk].transaction_id)
-        amounts = sorted(e.amount for e in txn.entries.all())
-        assert amounts == [Decimal(f"-{credit}"), Decimal(credit)]
-        assert txn.entries.get(wallet__user=user).balance_after == balance_of(user)
+    [txn_id] = {c.transaction_id for c in credits.values()}
+    txn = LedgerTransaction.objects.get(pk=txn_id)
+    assert (txn.kind, txn.reference) == ("payout", "round:1")
+    legs = {(e.wallet.user_id, e.amount, e.balance_after) for e in txn.entries.select_related("wallet")}
+    assert legs == {
+        (alice.pk, Decimal("10.00"), balance_of(alice)),
+        (bob.pk, Decimal("0.50"), balance_of(bob)),
+        (carol.pk, Decimal("7.25"), balance_of(carol)),
+        (None, Decimal("-17.75"), None),
+    }
     assert selectors.ledger_reconciliation().ok
+
+
+def test_crediting_many_writes_the_transaction_under_a_reserved_id(make_player):
+    alice = make_player("alice", "1.00")
+    reserved = services.ledger_transaction_reserve()
+    assert not LedgerTransaction.objects.filter(pk=reserved).exists()
+    credits = services.wallets_credit_many(
+        credits={alice.pk: Decimal("2.00")}, kind="refund", reference="round:9", transaction_id=reserved
+    )
+    assert credits[alice.pk].transaction_id == reserved
+    assert LedgerTransaction.objects.get(pk=reserved).entries.count() == 2
+    assert selectors.ledger_reconciliation().ok
+
+
+def _raw(sql: str, params: list) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def test_the_database_refuses_an_entry_whose_wallet_or_transaction_does_not_exist(make_player):
+    alice = make_player("alice", "5.00")
+    wallet = Wallet.objects.get(user=alice)
+    house = services.house_wallet()
+    txn = LedgerTransaction.objects.create(kind="adjustment", reference="test")
+    legs = (
+        "INSERT INTO wallets_ledgerentry (transaction_id, wallet_id, amount, created_at)"
+        " VALUES (%s, %s, 1, now()), (%s, %s, -1, now())"
+    )
+    with pytest.raises(IntegrityError, match="wallet 999999, which does not exist"):
+        _raw(legs, [txn.pk, 999999, txn.pk, house.pk])
+    with pytest.raises(IntegrityError, match="transaction 999999, which does not exist"):
+        _raw(legs, [999999, wallet.pk, 999999, house.pk])
+    before = LedgerEntry.objects.count()
+    _raw(legs, [txn.pk, wallet.pk, txn.pk, house.pk])  # the same legs, well addressed, are taken
+    assert LedgerEntry.objects.count() == before + 2
+
+
+def test_the_database_refuses_to_delete_or_renumber_a_wallet_with_entries(make_player):
+    alice = make_player("alice", "5.00")
+    wallet = Wallet.objects.get(user=alice)
+    with pytest.raises(IntegrityError, match=f"wallet {wallet.pk} has ledger entries: DELETE refused"):
+        _raw("DELETE FROM wallets_wallet WHERE id = %s", [wallet.pk])
+    with pytest.raises(IntegrityError, match=f"wallet {wallet.pk} has ledger entries: UPDATE refused"):
+        _raw("UPDATE wallets_wallet SET id = 999999 WHERE id = %s", [wallet.pk])
+    _raw("UPDATE wallets_wallet SET currency = currency WHERE id = %s", [wallet.pk])  # other columns: allowed
+    empty = services.wallet_for(user=make_user("dave"))
+    _raw("DELETE FROM wallets_wallet WHERE id = %s", [empty.pk])  # a wallet without entries can go
+    assert not Wallet.objects.filter(pk=empty.pk).exists()
 
 
 def test_ledger_entries_cannot_be_updated_or_deleted(make_player):

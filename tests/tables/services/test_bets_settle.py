@@ -67,9 +67,20 @@ def test_settlement_pays_each_bet_as_the_engine_says_and_records_its_outcome(
     round_ = Round.objects.get(pk=betting_round.pk)
     assert round_.state == "settled"
     assert round_.settled_at is not None
-    payouts = LedgerTransaction.objects.filter(kind="payout")
-    assert payouts.count() == 2
-    assert all(b.settlement_transaction_id is not None for b in Bet.objects.filter(user=bob))
+    # One ledger transaction for the round: a leg per paid player and one house leg for the total.
+    [payout] = LedgerTransaction.objects.filter(kind="payout")
+    assert payout.reference == f"round:{betting_round.pk}"
+    legs = {(e.wallet.user_id, e.amount, e.balance_after) for e in payout.entries.select_related("wallet")}
+    assert legs == {
+        (alice.pk, Decimal("149.50"), balance_of(alice)),
+        (bob.pk, Decimal("15.00"), balance_of(bob)),
+        (None, Decimal("-164.50"), None),
+    }
+    # Every bet that pays points at it; a lost bet at nothing.
+    assert {(b.status, b.settlement_transaction_id) for b in Bet.objects.all()} == {
+        ("won", payout.pk),
+        ("lost", None),
+    }
     assert casino_reconciliation().ok
 
     by_group = {group: event for group, event in sent}
@@ -144,7 +155,8 @@ def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player
     assert balance_of(bob) == Decimal("50.00")
     assert set(Bet.objects.values_list("status", flat=True)) == {"refunded"}
     assert all(b.payout == b.amount for b in Bet.objects.all())
-    assert LedgerTransaction.objects.filter(kind="refund").count() == 2
+    [refund] = LedgerTransaction.objects.filter(kind="refund")  # the round's one transaction, two players' legs
+    assert refund.entries.filter(balance_after__isnull=False).count() == 2
     round_ = Round.objects.get(pk=betting_round.pk)
     assert (round_.state, round_.reason) == ("cancelled", "scanner fault")
     assert round_.cancelled_at is not None
