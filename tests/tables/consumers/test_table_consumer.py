@@ -32,6 +32,12 @@ from tests.tables.services.rounds_kit import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUTER = URLRouter(websocket_urlpatterns)
+# A bet is checked against the real clock (``closes_at > timezone.now()`` in tables.services.placement), while
+# the tests open rounds on a fake Clock that starts at the real now: fast_table's 1 s window closed in real time
+# before a socket's bet got there on a loaded machine (connecting, the snapshot and the session check come first),
+# and the bet was refused. A round that takes bets gets a window no test outlasts; ``drive`` jumps the fake
+# clock to ``closes_at`` anyway, so it costs no time.
+BETTING_SECONDS = 60
 
 
 def parse_time(value: str) -> datetime:
@@ -56,12 +62,15 @@ async def connect(table_id: int, user=None, app=ROUTER, headers=None, session=No
 
 
 async def frames_until(communicator: WebsocketCommunicator, last_type: str, timeout: float = 10) -> list[dict]:
+    """The frames up to the first ``last_type``. An ``error`` frame on the way fails at once, showing the error,
+    rather than being passed over while the wait runs out."""
     frames = []
     while True:
         frame = await communicator.receive_json_from(timeout=timeout)
         frames.append(frame)
         if frame["type"] == last_type:
             return frames
+        assert frame["type"] != "error", f"an error frame while waiting for {last_type!r}: {frame}"
 
 
 async def error_for(communicator: WebsocketCommunicator, text: str | None = None, data: bytes | None = None) -> dict:
@@ -98,7 +107,7 @@ async def test_a_watcher_gets_a_snapshot_with_server_time_on_connect():
 
 
 async def test_a_signed_in_player_gets_balance_and_own_bets_in_the_snapshot():
-    table = await database_sync_to_async(fast_table)()
+    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "250.00")
     round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
     await database_sync_to_async(place)(alice, round_.pk, ("player", "10.00"), ("tie", "2.50"))
@@ -161,7 +170,7 @@ async def test_ping_gets_a_pong_with_server_time_and_snapshot_on_request():
 
 
 async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_personal_event():
-    table = await database_sync_to_async(fast_table)(deal_interval_ms=0)
+    table = await database_sync_to_async(fast_table)(deal_interval_ms=0, betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     player = await connect(table.pk, user=alice)
     watcher = await connect(table.pk)
@@ -242,7 +251,7 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
 
 
 async def test_a_player_who_disconnects_keeps_the_bet_and_sees_the_result_on_reconnect():
-    table = await database_sync_to_async(fast_table)(result_seconds=30)
+    table = await database_sync_to_async(fast_table)(result_seconds=30, betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     clock = Clock()
     round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
@@ -305,7 +314,7 @@ async def test_bad_frames_get_error_frames_and_never_crash_the_consumer():
 
 
 async def test_place_bets_refusals_carry_the_domain_code_and_detail():
-    table = await database_sync_to_async(fast_table)()
+    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "5.00")
     round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
     communicator = await connect(table.pk, user=alice)
@@ -362,7 +371,7 @@ async def test_a_flood_is_rate_limited_and_then_disconnected():
 
 
 async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there():
-    first = await database_sync_to_async(fast_table)("First", deal_interval_ms=0)
+    first = await database_sync_to_async(fast_table)("First", deal_interval_ms=0, betting_seconds=BETTING_SECONDS)
     second = await database_sync_to_async(fast_table)("Second")
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     at_second = await connect(second.pk, user=alice)
@@ -475,7 +484,7 @@ async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still
 async def test_watchers_hear_pauses_resumes_and_cancellations():
     from tables.services import controls
 
-    table = await database_sync_to_async(fast_table)()
+    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "50.00")
     clock = Clock()
     round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
@@ -598,7 +607,7 @@ def _change_password(user) -> None:
 )
 async def test_a_socket_opened_while_signed_in_cannot_bet_once_the_sign_in_has_ended(end_it):
     """The socket's user is fixed when it connects; before every bet it re-reads the session and the account."""
-    table = await database_sync_to_async(fast_table)()
+    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     session = await database_sync_to_async(signed_in_session)(alice)
     communicator = await connect(table.pk, user=alice, session=session)
@@ -621,7 +630,7 @@ async def test_socket_confirms_count_against_the_same_per_player_rate_as_rest(se
     caches["default"]["KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"
     settings.CACHES = caches
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"bet_place": "3/minute"}}
-    table = await database_sync_to_async(fast_table)()
+    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     sockets = [await connect(table.pk, user=alice) for _ in range(2)]
     for socket in sockets:
