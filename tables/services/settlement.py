@@ -49,31 +49,26 @@ GROUP BY type, mode, amount
 """
 
 # Every open bet's outcome, in one statement that also sums each bettor's return (zero for a player who lost
-# everything). A bet finds its outcome by its stake key (``type mode amount``, as stake_key() spells it) with
-# array_position() over the round's few dozen stakes, so no statement joins the bets to a list of stakes.
-# (Joined, the planner took a fresh round's open bets for one row, from statistics that do not know the round
-# yet, and ran the stakes' unnest once per bet: a nested loop of 10,000 × the stakes, 30 ms.)
-# A bet whose key were missing would get a NULL status, which the column refuses: nothing is left unpaid.
+# everything). The bets meet the round's few dozen priced stakes in a hash join. The planner must not choose a
+# nested loop here: for a fresh round's open bets it estimates one row (the statistics do not know the round
+# yet) and would scan the stakes once per bet, 10,000 × the stakes; so the UPDATE runs with nested loops off
+# (_NO_NESTED_LOOPS, for this statement only). A bet whose stake were missing would not be updated, and the
+# count check below refuses the whole settlement: nothing is left unpaid.
 _RECORD = """
 WITH recorded AS (
     UPDATE tables_bet AS b
-    SET status = (%(statuses)s::varchar[])[
-            array_position(%(keys)s::text[], b.type || ' ' || b.mode || ' ' || b.amount::text)],
-        payout = (%(payouts)s::numeric[])[
-            array_position(%(keys)s::text[], b.type || ' ' || b.mode || ' ' || b.amount::text)],
-        settlement_transaction_id = (%(txns)s::bigint[])[
-            array_position(%(keys)s::text[], b.type || ' ' || b.mode || ' ' || b.amount::text)],
-        settled_at = %(now)s
+    SET status = s.status, payout = s.payout, settlement_transaction_id = s.txn, settled_at = %(now)s
+    FROM unnest(%(types)s::varchar[], %(modes)s::varchar[], %(amounts)s::numeric[],
+                %(statuses)s::varchar[], %(payouts)s::numeric[], %(txns)s::bigint[])
+        AS s(type, mode, amount, status, payout, txn)
     WHERE b.round_id = %(round)s AND b.status = 'open'
+      AND b.type = s.type AND b.mode = s.mode AND b.amount = s.amount
     RETURNING b.user_id, b.payout
 )
 SELECT user_id, count(*), SUM(payout) FROM recorded GROUP BY user_id
 """
-
-
-def stake_key(bet_type: str, mode: str, amount: Decimal) -> str:
-    """A stake as the SQL above spells it: ``"banker no_commission 25.00"``."""
-    return f"{bet_type} {mode} {money.text(amount)}"
+_NO_NESTED_LOOPS = "SET LOCAL enable_nestloop = off"
+_NESTED_LOOPS_BACK = "SET LOCAL enable_nestloop TO DEFAULT"
 
 
 @dataclass(frozen=True)
@@ -168,10 +163,13 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
             return Settlement(round_id=round_id, table_id=table_id, bets=0, credits={}, bettors=())
         # The round's one ledger transaction, if any stake pays: every bet that pays records it.
         txn = wallet_services.ledger_transaction_reserve() if any(o.payout > 0 for o in outcomes) else None
+        cursor.execute(_NO_NESTED_LOOPS)
         cursor.execute(
             _RECORD,
             {
-                "keys": [stake_key(o.bet_type, o.mode, o.amount) for o in outcomes],
+                "types": [o.bet_type for o in outcomes],
+                "modes": [o.mode for o in outcomes],
+                "amounts": [o.amount for o in outcomes],
                 "statuses": [o.status for o in outcomes],
                 "payouts": [o.payout for o in outcomes],
                 "txns": [txn if o.payout > 0 else None for o in outcomes],
@@ -180,6 +178,7 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
             },
         )
         returns = cast("list[tuple[int, int, Decimal]]", cursor.fetchall())
+        cursor.execute(_NESTED_LOOPS_BACK)
     recorded = sum(count for _user, count, _total in returns)
     if recorded != expected:
         raise RuntimeError(f"round {round_id}: recorded {recorded} of {expected} open bets")
