@@ -2,8 +2,8 @@
 
 Each movement is one :class:`LedgerTransaction` with entries that sum to zero:
 a player's wallet against the house (a round's payouts or refunds: every paid
-player's wallet against one house leg, in one transaction). Rules kept here (and by the database,
-see migration 0002):
+player's wallet against one house leg, in one transaction). Rules kept here
+(and by the database, see migrations 0002, 0005 and 0006):
 
 - a player's stored ``balance`` always equals the sum of the wallet's entries
   and each player entry records the balance right after it;
