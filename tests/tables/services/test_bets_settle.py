@@ -126,6 +126,32 @@ def test_settling_twice_pays_once(player, betting_round, place, deal, sent):
     assert LedgerTransaction.objects.filter(kind="payout").count() == 1
 
 
+def planner_settings() -> tuple[str, str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('enable_nestloop')")
+        return cursor.fetchone()
+
+
+@pytest.mark.parametrize("bets", [True, False], ids=["with bets", "without bets"])
+@pytest.mark.parametrize("step", ["settle", "refund"])
+def test_the_plans_settlement_forces_are_undone_before_the_rest_of_the_transaction(
+    player, betting_round, place, deal, sent, step, bets
+):
+    # Settlement turns sorting and nested loops off for its two statements over the round's bets; the test's
+    # transaction goes on after it, as a caller's would, and must plan as the server is configured.
+    if bets:
+        place(player("alice", "100.00"), betting_round, ("player", "10.00"))
+    assert planner_settings() == ("on", "on")
+    if step == "settle":
+        deal(betting_round, PLAYER_NATURAL)
+        assert settlement.round_settle(round_id=betting_round.pk) == int(bets)
+    else:
+        assert settlement.round_refund(round_id=betting_round.pk, reason="test") == int(bets)
+    assert planner_settings() == ("on", "on")
+
+
 @pytest.mark.parametrize("state", ["betting", "closed", "dealing", "paused", "cancelled"])
 def test_a_round_that_has_no_result_is_not_settled(player, place, state):
     from tests.factories import make_round, make_table
