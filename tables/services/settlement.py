@@ -67,7 +67,7 @@ SELECT user_id, count(*), SUM(payout) FROM recorded GROUP BY user_id
 
 # The plans both statements above need, for these two statements only. For a fresh round's open bets the
 # planner estimates one row (the statistics do not know the round yet), and with one row it would sort the
-# round's 10,000 bets by their text columns to group the stakes (a sort by collation: ~3x the hash), and scan
+# round's 10,000 bets by their text columns to group the stakes (a sort by collation: twice the hash), and scan
 # the stakes once per bet in a nested loop for the UPDATE (10,000 × the stakes). Hashing is right for any
 # round of more than a handful of bets.
 _ROUND_SIZED_PLANS = "SET LOCAL enable_sort = off; SET LOCAL enable_nestloop = off"
