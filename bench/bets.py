@@ -388,10 +388,13 @@ RAW_BET = [
     "INSERT INTO tables_betplacement (user_id, round_id, idempotency_key, fingerprint, mode,"
     " stake_transaction_id, response, created_at)"
     " VALUES (%(user)s, %(round)s, %(key)s, '', 'traditional', %(txn)s, '{}', now()) RETURNING id",
-    "INSERT INTO tables_bet (round_id, user_id, placement_id, type, amount, mode, status, placed_at) VALUES"
-    " (%(round)s, %(user)s, %(placement)s, 'player', 1.00, 'traditional', 'open', now()),"
-    " (%(round)s, %(user)s, %(placement)s, 'banker', 1.00, 'traditional', 'open', now()),"
-    " (%(round)s, %(user)s, %(placement)s, 'tie', 1.00, 'traditional', 'open', now())",
+    "INSERT INTO tables_roundstake (round_id, type, mode, amount, status) VALUES"
+    " (%(round)s, 'banker', 'traditional', 1.00, 'open'), (%(round)s, 'player', 'traditional', 1.00, 'open'),"
+    " (%(round)s, 'tie', 'traditional', 1.00, 'open') ON CONFLICT (round_id, type, mode, amount) DO NOTHING",
+    "INSERT INTO tables_bet (round_id, user_id, placement_id, round_stake_id, type, amount, mode, placed_at)"
+    " SELECT %(round)s, %(user)s, %(placement)s, s.id, s.type, s.amount, s.mode, now() FROM tables_roundstake s"
+    " WHERE s.round_id = %(round)s AND s.mode = 'traditional' AND s.amount = 1.00"
+    " AND s.type IN ('player', 'banker', 'tie')",
 ]
 HOT_ROW = "UPDATE wallets_wallet SET balance = balance + 3.00 WHERE id = %(house)s"
 
@@ -423,6 +426,7 @@ async def raw_closed_loop(
                 p["key"] = uuid.uuid4().hex
                 p["placement"] = (await (await conn.execute(RAW_BET[5], p)).fetchone())[0]
                 await conn.execute(RAW_BET[6], p)
+                await conn.execute(RAW_BET[7], p)
             latencies.append((loop.time() - t0) * 1000)
 
     began = loop.time()
@@ -484,7 +488,7 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from tables.models import Bet, Round
+    from tables.models import Bet, Round, RoundStake
     from tables.services import placement, settlement
 
     round_ = open_round(f"Bench settle {number}", 3600)
@@ -536,12 +540,15 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
 
     # Baseline: COPY, into scratch tables of the same shape, the rows that record this settlement as the issue
     # that set the goal measured it: every bet's outcome, and one transaction with two entries (the player's,
-    # the house's) per paid player. Settlement now writes fewer ledger rows (one transaction for the round, a
-    # leg per paid player and one house leg); that smaller COPY is timed too, for comparison.
-    rows = list(Bet.objects.filter(round=round_).values_list("id", "status", "payout", "settlement_transaction_id"))
-    paid = sorted(set(Bet.objects.filter(round=round_, payout__gt=0).values_list("user_id", flat=True)))
+    # the house's) per paid player. Settlement now writes far fewer rows (the outcomes of the round's few dozen
+    # stakes, one transaction for the round, a leg per paid player and one house leg); that smaller COPY is
+    # timed too, for comparison.
+    outcome = ("round_stake__status", "round_stake__payout", "round_stake__settlement_transaction_id")
+    rows = list(Bet.objects.filter(round=round_).values_list("id", *outcome))
+    stakes = list(RoundStake.objects.filter(round=round_).values_list("id", *(f.split("__")[1] for f in outcome)))
+    paid = sorted(set(Bet.objects.filter(round=round_, round_stake__payout__gt=0).values_list("user_id", flat=True)))
 
-    def copy_rows(transactions: int, entries: int) -> float:
+    def copy_rows(outcomes: list[tuple], transactions: int, entries: int) -> float:
         t0 = time.perf_counter()
         with connection.cursor() as cursor:
             raw = cursor.connection
@@ -553,8 +560,8 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
                 raw.execute("CREATE TEMP TABLE copy_txn (LIKE wallets_ledgertransaction) ON COMMIT DROP")
                 raw.execute("CREATE TEMP TABLE copy_entry (LIKE wallets_ledgerentry) ON COMMIT DROP")
                 with raw.cursor().copy("COPY copy_bet FROM STDIN") as copy:
-                    for bet_id, status, payout, txn in rows:
-                        copy.write_row((bet_id, status, payout, txn, "now"))
+                    for row_id, status, payout, txn in outcomes:
+                        copy.write_row((row_id, status, payout, txn, "now"))
                 with raw.cursor().copy("COPY copy_txn FROM STDIN") as copy:
                     for txn in range(transactions):
                         copy.write_row((txn, "payout", "bench", "", "now", None))
@@ -564,22 +571,9 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
                         copy.write_row((i, *leg, "now", i // 2, 1))
         return time.perf_counter() - t0
 
-    copy_seconds = copy_rows(len(paid), 2 * len(paid))
-    copy_written_seconds = copy_rows(1 if paid else 0, len(paid) + 1 if paid else 0)
+    copy_seconds = copy_rows(rows, len(paid), 2 * len(paid))
+    copy_written_seconds = copy_rows(stakes, 1 if paid else 0, len(paid) + 1 if paid else 0)
 
-    # The floor while every bet row records its own outcome: settlement's bets step alone, the one UPDATE of the
-    # round's bets (same rows and columns, rewritten with the values they hold), to its commit.
-    t0 = time.perf_counter()
-    with connection.cursor() as cursor:
-        raw = cursor.connection
-        with raw.transaction():
-            raw.execute(
-                "UPDATE tables_bet SET status = status, payout = payout,"
-                " settlement_transaction_id = settlement_transaction_id, settled_at = settled_at"
-                " WHERE round_id = %s",
-                [round_.pk],
-            )
-    update_seconds = time.perf_counter() - t0
     return {
         "bets": count,
         "players": len(players),
@@ -589,8 +583,8 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
         "messages": sent["messages"],
         "copy": copy_seconds,
         "copy_written": copy_written_seconds,
-        "update": update_seconds,
         "payers": len(paid),
+        "stakes": len(stakes),
     }
 
 
@@ -787,11 +781,11 @@ def main() -> int:
             for n in range(1, args.settle_rounds + 1)
         ]
         settle = {
-            key: statistics.median(run[key] for run in runs)
-            for key in ("settle", "copy", "copy_written", "update", "events")
+            key: statistics.median(run[key] for run in runs) for key in ("settle", "copy", "copy_written", "events")
         }
         settle.update({key: runs[0][key] for key in ("bets", "players", "messages")})
         settle["payers"] = round(statistics.median(run["payers"] for run in runs))
+        settle["stakes"] = round(statistics.median(run["stakes"] for run in runs))
         print()
         print(
             f"(c) settlement: {settle['bets']:,} bets from {settle['players']:,} players, {len(runs)} rounds "
@@ -826,12 +820,8 @@ def main() -> int:
         )
         print(
             f"    the COPY of the rows it now writes {settle['copy_written'] * 1000:7.0f} ms   "
-            f"({settle['bets']:,} bet outcomes, 1 transaction, {settle['payers'] + 1:,} entries;"
+            f"({settle['stakes']:,} stake outcomes, 1 transaction, {settle['payers'] + 1:,} entries;"
             f" round_settle = {settle['settle'] / settle['copy_written']:.1f}× this)"
-        )
-        print(
-            f"    floor: the bets' UPDATE alone     {settle['update'] * 1000:8.0f} ms   "
-            f"= {settle['update'] / settle['copy']:.1f}× the COPY (the bets' step of round_settle, to its commit)"
         )
 
         report = casino_reconciliation()

@@ -474,7 +474,7 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
     rounds = Round.objects.filter(pk__gt=outcome["first_id"])
     states = dict(rounds.values_list("state").annotate(n=Count("id")))
     confirmed_ids = {bet_id for ids in ledger.confirmed.values() for bet_id in ids}
-    in_db = dict(Bet.objects.filter(pk__in=confirmed_ids).values_list("pk", "status"))
+    in_db = dict(Bet.objects.filter(pk__in=confirmed_ids).values_list("pk", "round_stake__status"))
     lost = len(confirmed_ids - set(in_db))
     by_status: dict[str, int] = defaultdict(int)
     for status in in_db.values():
@@ -496,7 +496,7 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
         .exclude(state__in=[Round.State.SETTLED, Round.State.CANCELLED])
         .count()
     )
-    open_bets = Bet.objects.filter(status=Bet.Status.OPEN).count()
+    open_bets = Bet.objects.filter(round_stake__status=Bet.Status.OPEN).count()
     frozen = sum(1 for seconds in outcome["quiet"].values() if seconds > STALL_LIMIT)
     report = casino_reconciliation()
     players_after, in_play_after = money()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import AsyncIterator, Iterable, Iterator
-from datetime import UTC
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -268,7 +268,7 @@ class RoundAdmin(ReadOnlyAdmin):
     ) -> HttpResponse:
         if obj is not None and request.user.has_perm("tables.view_bet"):
             bets = list(obj.bets.select_related("user").order_by("placed_at", "id"))
-            totals = obj.bets.aggregate(staked=Sum("amount"), paid=Sum("payout"))
+            totals = obj.bets.aggregate(staked=Sum("amount"), paid=Sum("round_stake__payout"))
             context.update(
                 round_bets=bets,
                 bets_staked=_money(totals["staked"]),
@@ -481,15 +481,15 @@ def bet_csv_lines(queryset: QuerySet[Bet]) -> Iterator[str]:
     """The header, then the bets in chunks of lines, read from the database as they are sent."""
     writer = csv.writer(_Echo())
     yield writer.writerow(BET_CSV_HEADER)
-    rows = queryset.select_related("user", "round__table", "round__shoe").only(
+    rows = queryset.select_related("user", "round__table", "round__shoe", "round_stake").only(
         "id",
         "placed_at",
         "type",
         "mode",
         "amount",
-        "status",
-        "payout",
         "round_id",
+        "round_stake__status",
+        "round_stake__payout",
         "user__username",
         "round__number",
         "round__table__name",
@@ -538,8 +538,8 @@ class BetAdmin(ReadOnlyAdmin):
         "payout",
         "placed_at",
     )
-    list_filter = ("status", "type", "mode", "round__table")
-    list_select_related = ("user", "round__table", "round__shoe")
+    list_filter = (("round_stake__status", admin.ChoicesFieldListFilter), "type", "mode", "round__table")
+    list_select_related = ("user", "round__table", "round__shoe", "round_stake")
     search_fields = ("user__username", "=round__id")
     search_help_text = "A player's username, or a round id (1234 or #1234)."
     date_hierarchy = "placed_at"
@@ -561,6 +561,23 @@ class BetAdmin(ReadOnlyAdmin):
         "settled_at",
     )
     readonly_fields = fields
+
+    @admin.display(description="Status", ordering="round_stake__status")
+    def status(self, bet: Bet) -> str:
+        return bet.get_status_display()
+
+    @admin.display(description="Payout", ordering="round_stake__payout")
+    def payout(self, bet: Bet) -> Decimal | None:
+        return bet.payout
+
+    @admin.display(description="Settlement transaction")
+    def settlement_transaction(self, bet: Bet) -> SafeString | str:
+        txn = bet.round_stake.settlement_transaction
+        return "-" if txn is None else _change_link(txn, str(txn))
+
+    @admin.display(description="Settled at", ordering="round_stake__settled_at")
+    def settled_at(self, bet: Bet) -> datetime | None:
+        return bet.settled_at
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Bet], search_term: str

@@ -321,7 +321,12 @@ class BetListApi(APIView):
         round = serializers.IntegerField(source="round_id")
         round_number = serializers.IntegerField(source="round.number")
         placed_at = IsoMillisField()
-        settled_at = IsoMillisField(allow_null=True)
+        # The bet's outcome is its round stake's (tables.models.RoundStake).
+        status = serializers.ChoiceField(choices=Bet.Status.choices, source="round_stake.status", read_only=True)
+        payout = serializers.DecimalField(
+            max_digits=14, decimal_places=2, allow_null=True, source="round_stake.payout", read_only=True
+        )
+        settled_at = IsoMillisField(allow_null=True, source="round_stake.settled_at")
 
         class Meta:
             ref_name = "BetRecord"

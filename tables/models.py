@@ -10,6 +10,7 @@ the engine decides. Round transitions are compare-and-set updates in
 from __future__ import annotations
 
 from dataclasses import fields as dataclass_fields
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -450,41 +451,89 @@ class BetPlacement(models.Model):
         return f"placement {self.idempotency_key} by {self.user}"
 
 
-class Bet(models.Model):
-    Mode = BetMode
+class BetStatus(models.TextChoices):
+    """Where a bet stands: open until its round is settled or cancelled."""
 
-    class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        WON = "won", "Won"
-        LOST = "lost", "Lost"
-        PUSH = "push", "Push"
-        REFUNDED = "refunded", "Refunded"
+    OPEN = "open", "Open"
+    WON = "won", "Won"
+    LOST = "lost", "Lost"
+    PUSH = "push", "Push"
+    REFUNDED = "refunded", "Refunded"
+
+
+class RoundStake(models.Model):
+    """One kind of bet on one round (type, mode, amount) and what it came to: every bet of that kind on
+    that round has the same outcome, so the outcome is kept once, here, and each bet points at its row.
+
+    Placement creates the row with its round's first such bet (``tables.services.placement``); settlement
+    writes the outcomes of a round's few dozen rows instead of its thousands of bets
+    (``tables.services.settlement``). Nothing else writes it.
+    """
+
+    Status = BetStatus
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="stakes", db_index=False)
+    type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
+    mode = models.CharField(max_length=14, choices=BetMode.choices)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    status = models.CharField(max_length=9, choices=BetStatus.choices, default=BetStatus.OPEN)
+    # What each bet of this kind got back (stake + winnings, the stake on a push or a refund, 0 on a loss).
+    payout = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    # The round's one ledger transaction, on a kind that pays.
+    settlement_transaction = models.ForeignKey(
+        "wallets.LedgerTransaction", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # Its first column serves the round's lookups: no index of the round's own.
+            models.UniqueConstraint(fields=["round", "type", "mode", "amount"], name="round_stake_unique"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="round_stake_amount_positive"),
+            models.CheckConstraint(condition=Q(type__in=_BET_TYPES), name="round_stake_known_type"),
+            models.CheckConstraint(condition=Q(mode__in=BetMode.values), name="round_stake_mode_known"),
+            models.CheckConstraint(condition=Q(status__in=BetStatus.values), name="round_stake_status_known"),
+            models.CheckConstraint(
+                condition=(
+                    Q(status="open", payout__isnull=True, settled_at__isnull=True)
+                    | (~Q(status="open") & Q(payout__gte=0, settled_at__isnull=False))
+                ),
+                name="round_stake_payout_set_once_settled",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.amount} {self.mode} on round {self.round_id} ({self.status})"
+
+
+class BetManager(models.Manager["Bet"]):
+    """Bets come with their :class:`RoundStake` (their outcome) in the same query."""
+
+    def get_queryset(self) -> models.QuerySet[Bet]:
+        return super().get_queryset().select_related("round_stake")
+
+
+class Bet(models.Model):
+    """One confirmed bet. Its outcome is its :class:`RoundStake`'s (``status``, ``payout``, ``settled_at``
+    read through, and the default manager selects the stake with the bet); filter on ``round_stake__status``
+    and the like."""
+
+    Mode = BetMode
+    Status = BetStatus
 
     # Both are the first column of an index below (bet_round_user, bet_user_recent): no index of their own.
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
     placement = models.ForeignKey(BetPlacement, on_delete=models.PROTECT, related_name="bets")
+    # The same round, type, mode and amount as the bet's own (the placement writes both from one list;
+    # `reconcile` checks it).
+    round_stake = models.ForeignKey(RoundStake, on_delete=models.PROTECT, related_name="bets")
     type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     mode = models.CharField(max_length=14, choices=BetMode.choices, default=BetMode.TRADITIONAL)
-    status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN)
-    # What the player got back (stake + winnings, the stake on a push, 0 on a loss).
-    payout = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
-    # Settlement writes this on every bet of a round in one UPDATE, so it is neither indexed nor a database
-    # foreign key: an updated indexed column would make each row's new version a non-HOT update with index
-    # writes, and a deferred foreign-key check would run once per bet at commit. `reconcile` checks the link
-    # instead (every settled bet's transaction exists and credits what its bets pay).
-    settlement_transaction = models.ForeignKey(
-        "wallets.LedgerTransaction",
-        on_delete=models.DO_NOTHING,
-        null=True,
-        blank=True,
-        related_name="+",
-        db_index=False,
-        db_constraint=False,
-    )
     placed_at = models.DateTimeField(auto_now_add=True)
-    settled_at = models.DateTimeField(null=True, blank=True)
+
+    objects = BetManager()
 
     class Meta:
         ordering = ["-placed_at", "-id"]
@@ -496,17 +545,29 @@ class Bet(models.Model):
             models.CheckConstraint(condition=Q(amount__gt=0), name="bet_amount_positive"),
             models.CheckConstraint(condition=Q(type__in=_BET_TYPES), name="bet_known_type"),
             models.CheckConstraint(condition=Q(mode__in=BetMode.values), name="bet_mode_known"),
-            models.CheckConstraint(
-                condition=Q(status__in=["open", "won", "lost", "push", "refunded"]), name="bet_status_known"
-            ),
-            models.CheckConstraint(
-                condition=(Q(status="open", payout__isnull=True) | (~Q(status="open") & Q(payout__gte=0))),
-                name="bet_payout_set_once_settled",
-            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.type} {self.amount} ({self.status})"
+
+    @property
+    def status(self) -> str:
+        return self.round_stake.status
+
+    @property
+    def payout(self) -> Decimal | None:
+        return self.round_stake.payout
+
+    @property
+    def settled_at(self) -> datetime | None:
+        return self.round_stake.settled_at
+
+    @property
+    def settlement_transaction_id(self) -> int | None:
+        return self.round_stake.settlement_transaction_id
+
+    def get_status_display(self) -> str:
+        return self.round_stake.get_status_display()
 
 
 # Configuration changes are audited row by row (who, when, before → after); operator actions that are not

@@ -32,13 +32,13 @@ def bet_list(
     ``placed_from`` is inclusive; ``placed_before`` exclusive (a whole "to" day),
     ``placed_until`` inclusive (a "to" moment).
     """
-    bets = Bet.objects.filter(user=user).select_related("round__table").order_by("-placed_at", "-id")
+    bets = Bet.objects.filter(user=user).select_related("round__table", "round_stake").order_by("-placed_at", "-id")
     if table_id is not None:
         bets = bets.filter(round__table_id=table_id)
     if bet_type:
         bets = bets.filter(type=bet_type)
     if result:
-        bets = bets.filter(status=result)
+        bets = bets.filter(round_stake__status=result)
     if placed_from is not None:
         bets = bets.filter(placed_at__gte=placed_from)
     if placed_before is not None:
@@ -52,7 +52,7 @@ def round_bets_of(*, round_id: int, user: Any) -> list[Bet]:
     """The caller's bets on one round (none for an anonymous caller)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return []
-    return list(Bet.objects.filter(round_id=round_id, user=user).order_by("id"))
+    return list(Bet.objects.filter(round_id=round_id, user=user).select_related("round_stake").order_by("id"))
 
 
 def round_with_bets(*, round_id: int, user: Any) -> dict[str, Any]:
@@ -95,30 +95,52 @@ BET_CHECKS: tuple[tuple[str, str], ...] = (
         """,
     ),
     (
+        "bet differs from its round stake",
+        """
+        SELECT format('bet %s: %s %s %s on round %s, its stake %s: %s %s %s on round %s', b.id, b.type, b.mode,
+                      b.amount, b.round_id, s.id, s.type, s.mode, s.amount, s.round_id)
+        FROM tables_bet b JOIN tables_roundstake s ON s.id = b.round_stake_id
+        WHERE (b.round_id, b.type, b.mode, b.amount) IS DISTINCT FROM (s.round_id, s.type, s.mode, s.amount)
+        """,
+    ),
+    (
         "bet left open in a finished round",
         """
-        SELECT format('bet %s in %s round %s', b.id, r.state, r.id)
-        FROM tables_bet b JOIN tables_round r ON r.id = b.round_id
-        WHERE b.status = 'open' AND r.state IN ('settled', 'cancelled')
+        SELECT format('stake %s (%s bets) in %s round %s', s.id, count(*), r.state, r.id)
+        FROM tables_roundstake s JOIN tables_round r ON r.id = s.round_id JOIN tables_bet b ON b.round_stake_id = s.id
+        WHERE s.status = 'open' AND r.state IN ('settled', 'cancelled')
+        GROUP BY s.id, r.state, r.id
         """,
     ),
     (
-        "settled bets' payouts differ from their settlement transaction",
+        "settled bets' payouts differ from what the ledger credited for their round",
         """
-        SELECT format('transaction %s, player %s: bets pay %s, entry credits %s',
-                      b.settlement_transaction_id, b.user_id, b.total, e.amount)
-        FROM (SELECT settlement_transaction_id, user_id, SUM(payout) AS total FROM tables_bet
-              WHERE settlement_transaction_id IS NOT NULL GROUP BY settlement_transaction_id, user_id) b
-        JOIN wallets_wallet w ON w.user_id = b.user_id AND w.kind = 'player'
-        LEFT JOIN wallets_ledgerentry e ON e.transaction_id = b.settlement_transaction_id AND e.wallet_id = w.id
-        WHERE e.amount IS DISTINCT FROM b.total
+        WITH paid AS (
+            SELECT b.round_id, b.user_id, SUM(s.payout) AS total
+            FROM tables_bet b JOIN tables_roundstake s ON s.id = b.round_stake_id
+            WHERE s.status <> 'open'
+            GROUP BY b.round_id, b.user_id
+        ), credited AS (
+            SELECT substr(t.reference, 7)::bigint AS round_id, w.user_id, SUM(e.amount) AS total
+            FROM wallets_ledgertransaction t
+            JOIN wallets_ledgerentry e ON e.transaction_id = t.id
+            JOIN wallets_wallet w ON w.id = e.wallet_id AND w.kind = 'player'
+            WHERE t.kind IN ('payout', 'refund') AND t.reference ~ '^round:[0-9]+$'
+            GROUP BY 1, 2
+        )
+        SELECT format('round %s, player %s: bets pay %s, the ledger credits %s', COALESCE(p.round_id, c.round_id),
+                      COALESCE(p.user_id, c.user_id), COALESCE(p.total, 0), COALESCE(c.total, 0))
+        FROM paid p FULL JOIN credited c ON c.round_id = p.round_id AND c.user_id = p.user_id
+        WHERE COALESCE(p.total, 0) <> COALESCE(c.total, 0)
         """,
     ),
     (
-        "settled bet with a payout but no settlement transaction",
+        "stake's settlement transaction is not its round's",
         """
-        SELECT format('bet %s (%s) pays %s', id, status, payout) FROM tables_bet
-        WHERE status <> 'open' AND payout > 0 AND settlement_transaction_id IS NULL
+        SELECT format('stake %s of round %s names transaction %s (%s %s)', s.id, s.round_id, t.id, t.kind,
+                      t.reference)
+        FROM tables_roundstake s JOIN wallets_ledgertransaction t ON t.id = s.settlement_transaction_id
+        WHERE t.reference <> 'round:' || s.round_id OR t.kind NOT IN ('payout', 'refund')
         """,
     ),
 )
@@ -126,6 +148,6 @@ BET_CHECKS: tuple[tuple[str, str], ...] = (
 
 def casino_reconciliation(*, limit_per_check: int = 20) -> Reconciliation:
     """The ledger's own checks (``wallets.selectors.ledger_reconciliation``) and the bets' against it:
-    every placement's stake equals its bets, no bet is open in a finished round, every settled bet's
-    transaction credits what its bets pay."""
+    every placement's stake equals its bets, every bet matches its round stake, no bet is open in a finished
+    round, the ledger credited each player what their bets on each round pay."""
     return ledger_reconciliation(limit_per_check=limit_per_check, extra_checks=BET_CHECKS)

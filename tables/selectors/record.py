@@ -146,8 +146,8 @@ def record_totals(*, user: Any, filters: RecordFilters) -> RecordTotals:
             bets=Count("id"),
             rounds=Count("round_id", distinct=True),
             staked=Sum("amount"),
-            returned=Sum("payout"),
-            pending=Sum("amount", filter=Q(payout__isnull=True)),
+            returned=Sum("round_stake__payout"),
+            pending=Sum("amount", filter=Q(round_stake__payout__isnull=True)),
         )
     )
     return RecordTotals(
@@ -208,7 +208,9 @@ def record_page(*, user: Any, filters: RecordFilters, page: int = 1, per_page: i
     rounds = {r.pk: r for r in Round.objects.select_related("table", "shoe").filter(pk__in=ids)} if ids else {}
     facts = {round_id: _facts(rounds[round_id]) for round_id in ids}
     if ids:
-        for bet in bets.filter(round_id__in=ids).select_related(None).order_by("placed_at", "id"):
+        for bet in (
+            bets.filter(round_id__in=ids).select_related(None).select_related("round_stake").order_by("placed_at", "id")
+        ):
             facts[bet.round_id].bets.append(bet)
     return RecordPage(
         rounds=[facts[round_id] for round_id in ids],

@@ -7,7 +7,7 @@ Definitions
 -----------
 - **Turnover**: the sum of the stakes of *settled* bets (won, lost, push). Refunded bets are never
   turnover; bets still open in a live round are not counted yet. A bet belongs to the day its round was
-  settled (``Bet.settled_at``, written in the same statement as the round's ``settled_at``), so a day's
+  settled (its ``RoundStake.settled_at``, the same moment as the round's ``settled_at``), so a day's
   turnover and its payouts always describe the same bets.
 - **Payouts**: what those bets returned to the players (stake + winnings on a win, the stake on a push).
 - **GGR** (gross gaming revenue): turnover − payouts. **Actual hold**: GGR / turnover, in %.
@@ -33,7 +33,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -328,7 +328,11 @@ def describe_facts(facts: Any) -> str:
 
 
 def _settled_bets(start: datetime, end: datetime, table_id: int | None = None) -> Any:
-    bets = Bet.objects.filter(status__in=SETTLED_BET_STATES, settled_at__gte=start, settled_at__lt=end)
+    bets = Bet.objects.filter(
+        round_stake__status__in=SETTLED_BET_STATES,
+        round_stake__settled_at__gte=start,
+        round_stake__settled_at__lt=end,
+    )
     if table_id is not None:
         bets = bets.filter(round__table_id=table_id)
     return bets
@@ -339,7 +343,7 @@ def ggr_by_table(start: datetime, end: datetime) -> dict[int, Decimal]:
     rows = (
         _settled_bets(start, end)
         .values("round__table_id")
-        .annotate(turnover=Sum("amount"), payouts=Sum("payout"))
+        .annotate(turnover=Sum("amount"), payouts=Sum("round_stake__payout"))
         .order_by()
     )
     return {row["round__table_id"]: cents(row["turnover"]) - cents(row["payouts"]) for row in rows}
@@ -386,9 +390,9 @@ def table_day_report(*, date_from: date, date_to: date, table_id: int | None = N
     )
     bet_rows = (
         _settled_bets(start, end, table_id)
-        .annotate(day=TruncDate("settled_at", tzinfo=UTC))
+        .annotate(day=TruncDate("round_stake__settled_at", tzinfo=UTC))
         .values("round__table_id", "day", "type", "mode")
-        .annotate(bets=Count("id"), turnover=Sum("amount"), payouts=Sum("payout"))
+        .annotate(bets=Count("id"), turnover=Sum("amount"), payouts=Sum("round_stake__payout"))
         .order_by()
     )
     days: dict[tuple[int, date], TableDay] = {}
@@ -553,10 +557,11 @@ def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
         .distinct("table_id")
     }
     round_ids = [r.pk for r in latest.values()]
-    live_bets = Bet.objects.filter(round_id__in=round_ids).exclude(status=Bet.Status.REFUNDED)
+    live_bets = Bet.objects.filter(round_id__in=round_ids).exclude(round_stake__status=Bet.Status.REFUNDED)
     stakes: dict[int, dict[str, Decimal]] = defaultdict(dict)
     open_bets: dict[int, list[tuple[str, str, Decimal, int]]] = defaultdict(list)
-    for row in live_bets.values("round_id", "type", "mode", "amount", "status").annotate(n=Count("id")).order_by():
+    per_stake = live_bets.values("round_id", "type", "mode", "amount", status=F("round_stake__status"))
+    for row in per_stake.annotate(n=Count("id")).order_by():
         per_type = stakes[row["round_id"]]
         per_type[row["type"]] = per_type.get(row["type"], ZERO) + row["amount"] * row["n"]
         if row["status"] == Bet.Status.OPEN:

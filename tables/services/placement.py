@@ -238,9 +238,21 @@ WITH p AS (
     VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
     RETURNING id
 )
-INSERT INTO tables_bet (id, round_id, user_id, placement_id, type, amount, mode, status, placed_at)
-SELECT v.id, %s, %s, p.id, v.type, v.amount, %s, 'open', %s
+INSERT INTO tables_bet (id, round_id, user_id, placement_id, round_stake_id, type, amount, mode, placed_at)
+SELECT v.id, %s, %s, p.id, s.id, v.type, v.amount, %s, %s
 FROM p, unnest(%s::bigint[], %s::varchar[], %s::numeric[]) AS v(id, type, amount)
+JOIN tables_roundstake s ON s.round_id = %s AND s.type = v.type AND s.mode = %s AND s.amount = v.amount
+"""
+
+# The round's stake row for each kind of bet in the batch (tables.models.RoundStake), made by its first bet.
+# Always in (type, amount) order (one mode per batch): two batches racing to make the same rows wait for
+# each other in one order, never in a cycle. Rows another batch made are left as they are.
+_ROUND_STAKES = """
+INSERT INTO tables_roundstake (round_id, type, mode, amount, status)
+SELECT %s, v.type, %s, v.amount, 'open'
+FROM unnest(%s::varchar[], %s::numeric[]) WITH ORDINALITY AS v(type, amount, n)
+ORDER BY v.n
+ON CONFLICT (round_id, type, mode, amount) DO NOTHING
 """
 
 
@@ -326,6 +338,10 @@ def _place(
             ),
             balance=wallet.balance,
         )
+        kinds = sorted(set(bets))
+        cursor.execute(
+            _ROUND_STAKES, [round_id, mode, [bet_type for bet_type, _ in kinds], [amount for _, amount in kinds]]
+        )
         cursor.execute(
             _INSERT_BETS,
             [
@@ -344,6 +360,8 @@ def _place(
                 bet_ids,
                 [bet_type for bet_type, _ in bets],
                 [amount for _, amount in bets],
+                round_id,
+                mode,
             ],
         )
     _announce_bets_changed(table_id=table_id, round_id=round_id)

@@ -4,11 +4,13 @@ A round's money moves in a fixed number of statements, whatever its size:
 
 1. the compare-and-set on the round (``result → settled`` or ``live → cancelled``), which also takes the
    round row's lock, so bets in flight (they hold it ``FOR SHARE``) commit first and none slips in after;
-2. the round's distinct stakes (type, mode, amount): a round of 10,000 bets has a few dozen, and the
-   engine prices each once (``tables.engine.settle_outcome``) against the round's own paytable;
-3. one UPDATE recording every open bet's outcome and payout (and, on a bet that pays, the round's ledger
-   transaction), which also sums what each bettor gets back; refused unless it touches exactly the bets
-   that were open;
+2. the round's stakes (``tables.models.RoundStake``: one row per type, mode and amount bet on it, made by
+   placement): a round of 10,000 bets has a few dozen, and the engine prices each once
+   (``tables.engine.settle_outcome``) against the round's own paytable;
+3. one UPDATE recording each stake's outcome and payout (and, on a stake that pays, the round's ledger
+   transaction): every bet's outcome is its stake's, so the bets themselves are not written; refused unless
+   it touches exactly the stakes that were open. Then one read of what each bettor gets back, through the
+   stakes just recorded, refused if any bet of the round points elsewhere;
 4. one ledger transaction for the whole round (``wallets.services.wallets_credit_many``): a leg per paid
    player and one house leg, written with the new balances in one statement after one lock statement in
    primary-key order.
@@ -42,34 +44,34 @@ logger = logging.getLogger(__name__)
 #: The states a round can be cancelled from (everything but settled and cancelled).
 LIVE_STATES = ("betting", "closed", "dealing", "result", "paused")
 
+# The round's kinds of bet (tables.models.RoundStake): a few dozen rows, however many bets point at them.
 _STAKES = """
-SELECT type, mode, amount, count(*) FROM tables_bet
+SELECT id, type, mode, amount FROM tables_roundstake
 WHERE round_id = %s AND status = 'open'
-GROUP BY type, mode, amount
+ORDER BY id
 """
 
-# Every open bet's outcome, in one statement that also sums each bettor's return (zero for a player who lost
-# everything). The bets meet the round's few dozen priced stakes in a hash join. A bet whose stake were missing
-# would not be updated, and the count check below refuses the whole settlement: nothing is left unpaid.
+# Every kind's outcome, a few dozen rows: this is where the round's bets are settled.
 _RECORD = """
-WITH recorded AS (
-    UPDATE tables_bet AS b
-    SET status = s.status, payout = s.payout, settlement_transaction_id = s.txn, settled_at = %(now)s
-    FROM unnest(%(types)s::varchar[], %(modes)s::varchar[], %(amounts)s::numeric[],
-                %(statuses)s::varchar[], %(payouts)s::numeric[], %(txns)s::bigint[])
-        AS s(type, mode, amount, status, payout, txn)
-    WHERE b.round_id = %(round)s AND b.status = 'open'
-      AND b.type = s.type AND b.mode = s.mode AND b.amount = s.amount
-    RETURNING b.user_id, b.payout
-)
-SELECT user_id, count(*), SUM(payout) FROM recorded GROUP BY user_id
+UPDATE tables_roundstake AS rs
+SET status = s.status, payout = s.payout, settlement_transaction_id = s.txn, settled_at = %(now)s
+FROM unnest(%(ids)s::bigint[], %(statuses)s::varchar[], %(payouts)s::numeric[], %(txns)s::bigint[])
+    AS s(id, status, payout, txn)
+WHERE rs.id = s.id AND rs.round_id = %(round)s AND rs.status = 'open'
 """
 
-# The plans both statements above need, for these two statements only. For a fresh round's open bets the
-# planner estimates one row (the statistics do not know the round yet), and with one row it would sort the
-# round's 10,000 bets by their text columns to group the stakes (a sort by collation: twice the hash), and scan
-# the stakes once per bet in a nested loop for the UPDATE (10,000 × the stakes). Hashing is right for any
-# round of more than a handful of bets.
+# What each bettor gets back (zero for a player who lost everything), read through the stakes just recorded;
+# ``stray`` counts bets of the round whose stake was not among them, and refuses the whole settlement.
+_RETURNS = """
+SELECT b.user_id, count(*), SUM(s.payout), count(*) FILTER (WHERE s.id <> ALL(%(ids)s::bigint[]))
+FROM tables_bet b JOIN tables_roundstake s ON s.id = b.round_stake_id
+WHERE b.round_id = %(round)s
+GROUP BY b.user_id
+"""
+
+# The plan the returns need, for that statement only. For a fresh round's bets the planner estimates one row
+# (the statistics do not know the round yet), and with one row it would look each bet's stake up in a nested
+# loop and sort the round's bets to group them. Hashing is right for any round of more than a handful of bets.
 _ROUND_SIZED_PLANS = "SET LOCAL enable_sort = off; SET LOCAL enable_nestloop = off"
 _PLANS_BACK = "SET LOCAL enable_sort TO DEFAULT; SET LOCAL enable_nestloop TO DEFAULT"
 
@@ -158,22 +160,18 @@ def round_refund(*, round_id: int, reason: str) -> int:
 def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: datetime) -> Settlement:
     """Steps 2–4 of the module docstring, inside the caller's transaction; the announcement after commit."""
     with prepared_cursor() as cursor:
-        cursor.execute(_ROUND_SIZED_PLANS)
         cursor.execute(_STAKES, [round_id])
-        stakes = cast("list[tuple[str, str, Decimal, int]]", cursor.fetchall())
-        outcomes = [price(bet_type, mode, amount) for bet_type, mode, amount, _count in stakes]
-        expected = sum(count for *_stake, count in stakes)
-        if not outcomes:
-            cursor.execute(_PLANS_BACK)
+        stakes = cast("list[tuple[int, str, str, Decimal]]", cursor.fetchall())
+        if not stakes:
             return Settlement(round_id=round_id, table_id=table_id, bets=0, credits={}, bettors=())
-        # The round's one ledger transaction, if any stake pays: every bet that pays records it.
+        ids = [stake_id for stake_id, *_kind in stakes]
+        outcomes = [price(bet_type, mode, amount) for _id, bet_type, mode, amount in stakes]
+        # The round's one ledger transaction, if any stake pays: every kind that pays records it.
         txn = wallet_services.ledger_transaction_reserve() if any(o.payout > 0 for o in outcomes) else None
         cursor.execute(
             _RECORD,
             {
-                "types": [o.bet_type for o in outcomes],
-                "modes": [o.mode for o in outcomes],
-                "amounts": [o.amount for o in outcomes],
+                "ids": ids,
                 "statuses": [o.status for o in outcomes],
                 "payouts": [o.payout for o in outcomes],
                 "txns": [txn if o.payout > 0 else None for o in outcomes],
@@ -181,13 +179,18 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
                 "now": now,
             },
         )
-        returns = cast("list[tuple[int, int, Decimal]]", cursor.fetchall())
+        if cursor.rowcount != len(stakes):
+            raise RuntimeError(f"round {round_id}: recorded {cursor.rowcount} of {len(stakes)} open stakes")
+        cursor.execute(_ROUND_SIZED_PLANS)
+        cursor.execute(_RETURNS, {"ids": ids, "round": round_id})
+        returns = cast("list[tuple[int, int, Decimal, int]]", cursor.fetchall())
         cursor.execute(_PLANS_BACK)
-    recorded = sum(count for _user, count, _total in returns)
-    if recorded != expected:
-        raise RuntimeError(f"round {round_id}: recorded {recorded} of {expected} open bets")
+    stray = sum(count for *_user, count in returns)
+    if stray:
+        raise RuntimeError(f"round {round_id}: {stray} bets on stakes that were not open")
+    expected = sum(count for _user, count, _total, _stray in returns)
     credits = wallet_services.wallets_credit_many(
-        credits={user_id: total for user_id, _count, total in returns if total > 0},
+        credits={user_id: total for user_id, _count, total, _stray in returns if total > 0},
         kind=kind,
         reference=f"round:{round_id}",
         transaction_id=txn,
@@ -197,7 +200,7 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
         table_id=table_id,
         bets=expected,
         credits=credits,
-        bettors=tuple(sorted(user_id for user_id, _count, _total in returns)),
+        bettors=tuple(sorted(user_id for user_id, *_counts in returns)),
     )
     transaction.on_commit(lambda: settlement_announce(settlement))
     return settlement
@@ -218,7 +221,7 @@ def _settled_messages(settlement: Settlement) -> list[tuple[str, dict[str, Any]]
     rows = (
         Bet.objects.filter(round_id=settlement.round_id)
         .order_by("id")
-        .values_list("id", "user_id", "type", "amount", "mode", "status", "payout")
+        .values_list("id", "user_id", "type", "amount", "mode", "round_stake__status", "round_stake__payout")
     )
     for bet_id, user_id, bet_type, amount, mode, status, payout in rows:
         per_user.setdefault(user_id, []).append(

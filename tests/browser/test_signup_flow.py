@@ -95,7 +95,9 @@ def test_a_new_player_signs_up_bets_with_the_starting_money_and_changes_the_pass
     expect(page.locator("#balance")).to_have_text(money(Decimal("1000.00") - stake))
     expect(header_balance(page)).to_have_text(money(Decimal("1000.00") - stake))  # the header follows the table
 
-    bet = wait_until(lambda: Bet.objects.filter(user=user).exclude(status="open").first(), what="the settlement")
+    bet = wait_until(
+        lambda: Bet.objects.filter(user=user).exclude(round_stake__status="open").first(), what="the settlement"
+    )
     settled = wallet_balance(user=user)["balance"]
     assert settled == Decimal("1000.00") - stake + bet.payout
     expect(page.locator("#balance")).to_have_text(money(settled), timeout=15_000)

@@ -115,7 +115,9 @@ def allowed_values(model_label: str, constraint: str, field: str) -> set[str]:
     [
         ("tables.Round", "round_state_known", "state", set()),
         ("tables.Round", "round_winner_known", "winner", {""}),
-        ("tables.Bet", "bet_status_known", "status", set()),
+        ("tables.RoundStake", "round_stake_status_known", "status", set()),
+        ("tables.RoundStake", "round_stake_mode_known", "mode", set()),
+        ("tables.RoundStake", "round_stake_known_type", "type", set()),
         ("tables.Bet", "bet_mode_known", "mode", set()),
         ("tables.Bet", "bet_known_type", "type", set()),
         ("tables.BetPlacement", "placement_mode_known", "mode", set()),

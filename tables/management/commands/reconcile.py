@@ -15,8 +15,9 @@ from tables.selectors.bets import casino_reconciliation
 class Command(BaseCommand):
     help = (
         "Check every player wallet against the sum of its ledger entries, each entry's balance_after, "
-        "the zero sum of every transaction and of all entries, and the bets against their stake and "
-        "settlement transactions. Exits non-zero on any mismatch."
+        "the zero sum of every transaction and of all entries, and the bets against their stake "
+        "transactions, their round stakes and what the ledger credited for each round. Exits non-zero on any "
+        "mismatch."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -15,7 +15,7 @@ from django.db import connection, connections, transaction
 
 from baccarat_site.errors import DomainError
 from tables import events
-from tables.models import Bet, Round
+from tables.models import Bet, Round, RoundStake
 from tables.selectors.bets import casino_reconciliation
 from tables.services import placement, settlement
 from tests.factories import make_round, make_table
@@ -86,6 +86,58 @@ def test_parallel_confirms_from_many_players_on_one_round_all_land(player, monke
     assert all(isinstance(r, dict) for r in results), [r for r in results if not isinstance(r, dict)]
     assert Bet.objects.filter(round=round_).count() == 80
     assert casino_reconciliation().ok
+
+
+def test_two_confirms_make_the_stakes_they_share_in_one_order_and_never_wait_on_each_other_in_a_cycle(
+    player, monkeypatch
+):
+    # A confirm makes the round's stake rows its bets need (RoundStake) in one fixed order, whatever order
+    # its bets came in. Here A has made Banker 5.00 and not committed; B confirms Tie 1.00 and Banker 5.00 and
+    # waits for A; then A makes Tie 1.00. Made in B's order, B would hold Tie while waiting for Banker, A would
+    # wait for B's Tie, and PostgreSQL would end one of them with a deadlock error.
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
+    alice, bob, carol = player("alice", "50.00"), player("bob", "50.00"), player("carol", "50.00")
+    round_ = make_round(make_table("Order"), closes_in=120)
+    a_holds, a_goes_on = threading.Event(), threading.Event()
+
+    def a() -> None:
+        try:
+            with transaction.atomic():
+                confirm(alice, round_.pk, ("banker", "5.00"))
+                a_holds.set()
+                assert a_goes_on.wait(30)
+                confirm(carol, round_.pk, ("tie", "1.00"))
+        finally:
+            connections.close_all()
+
+    def b() -> dict:
+        assert a_holds.wait(30)
+        try:
+            return confirm(bob, round_.pk, ("tie", "1.00"), ("banker", "5.00"))
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first, second = pool.submit(a), pool.submit(b)
+        assert a_holds.wait(30)
+        waited = 0.0
+        with connection.cursor() as cursor:
+            while True:  # until B waits for A's row
+                cursor.execute(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                )
+                if cursor.fetchone()[0] or waited > 30:
+                    break
+                time.sleep(0.02)
+                waited += 0.02
+        assert waited <= 30, "B never waited for A"
+        a_goes_on.set()
+        first.result(timeout=60)
+        assert len(second.result(timeout=60)["bets"]) == 2
+
+    assert RoundStake.objects.filter(round=round_).count() == 2
+    assert Bet.objects.filter(round=round_).count() == 4
     assert casino_reconciliation().ok
 
 
@@ -219,7 +271,7 @@ def test_bets_racing_a_cancel_are_either_refused_or_refunded(player, monkeypatch
     refused = [r for r in results if isinstance(r, DomainError)]
     assert {r.code for r in refused} <= {"betting_closed"}
     assert refunded == len(accepted) == Bet.objects.count()
-    assert not Bet.objects.exclude(status="refunded").exists()
+    assert not Bet.objects.exclude(round_stake__status="refunded").exists()
     for user in players:
         assert Wallet.objects.get(user=user).balance == Decimal("30.00")
     assert casino_reconciliation().ok

@@ -5,9 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from tables import events
-from tables.models import Bet, Round
+from tables.models import Bet, Round, RoundStake
 from tables.selectors.bets import casino_reconciliation
 from tables.services import settlement
 from wallets.models import LedgerTransaction, Wallet
@@ -179,7 +180,7 @@ def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player
 
     assert balance_of(alice) == Decimal("100.00")
     assert balance_of(bob) == Decimal("50.00")
-    assert set(Bet.objects.values_list("status", flat=True)) == {"refunded"}
+    assert set(Bet.objects.values_list("round_stake__status", flat=True)) == {"refunded"}
     assert all(b.payout == b.amount for b in Bet.objects.all())
     [refund] = LedgerTransaction.objects.filter(kind="refund")  # the round's one transaction, two players' legs
     assert refund.entries.filter(balance_after__isnull=False).count() == 2
@@ -254,3 +255,119 @@ def test_a_connected_player_hears_round_settled_on_the_real_channel_layer(
         "20.00",
         "110.00",
     )
+
+
+# ── the round's stakes carry the outcomes ─────────────────────────────────────
+
+
+def bet_row_versions(round_id: int) -> dict[int, str]:
+    """Each bet row's version (xmin: the transaction that last wrote it)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, xmin::text FROM tables_bet WHERE round_id = %s", [round_id])
+        return dict(cursor.fetchall())
+
+
+def test_settlement_writes_one_outcome_per_kind_of_bet_and_leaves_the_bets_as_they_were_placed(
+    player, betting_round, place, deal, sent
+):
+    alice, bob, carol = player("alice", "100.00"), player("bob", "100.00"), player("carol", "100.00")
+    place(alice, betting_round, ("player", "10.00"), ("banker", "10.00"))
+    place(bob, betting_round, ("player", "10"), ("banker", "5.00"))  # 10 and 10.00 are one kind
+    place(carol, betting_round, ("banker", "10.00"), mode="no_commission")
+    kinds = set(RoundStake.objects.filter(round=betting_round).values_list("type", "mode", "amount"))
+    assert kinds == {
+        ("player", "traditional", Decimal("10.00")),
+        ("banker", "traditional", Decimal("10.00")),
+        ("banker", "traditional", Decimal("5.00")),
+        ("banker", "no_commission", Decimal("10.00")),
+    }
+    before = bet_row_versions(betting_round.pk)
+    deal(betting_round, BANKER_SIX)
+
+    assert settlement.round_settle(round_id=betting_round.pk) == 5
+
+    assert bet_row_versions(betting_round.pk) == before  # not one bet row rewritten
+    outcomes = {
+        (s.type, s.mode, s.amount): (s.status, s.payout) for s in RoundStake.objects.filter(round=betting_round)
+    }
+    assert outcomes == {
+        ("player", "traditional", Decimal("10.00")): ("lost", Decimal("0.00")),
+        ("banker", "traditional", Decimal("10.00")): ("won", Decimal("19.50")),
+        ("banker", "traditional", Decimal("5.00")): ("won", Decimal("9.75")),
+        ("banker", "no_commission", Decimal("10.00")): ("won", Decimal("15.00")),
+    }
+    assert (balance_of(alice), balance_of(bob), balance_of(carol)) == (
+        Decimal("99.50"),
+        Decimal("94.75"),
+        Decimal("105.00"),
+    )
+    assert casino_reconciliation().ok
+
+
+def test_a_bet_whose_stake_is_not_open_refuses_the_whole_settlement(player, betting_round, place, deal, sent):
+    alice, bob = player("alice", "100.00"), player("bob", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    place(bob, betting_round, ("banker", "10.00"))
+    # A stake already carrying an outcome (nothing writes one early; a bug or a hand in the database could):
+    # its bets would be paid what it says without being priced.
+    RoundStake.objects.filter(round=betting_round, type="banker").update(
+        status="won", payout=Decimal("500.00"), settled_at=timezone.now()
+    )
+    deal(betting_round, PLAYER_NATURAL)
+
+    with pytest.raises(RuntimeError, match="1 bets on stakes that were not open"):
+        settlement.round_settle(round_id=betting_round.pk)
+
+    assert Round.objects.get(pk=betting_round.pk).state == "result"  # rolled back: nothing paid
+    assert RoundStake.objects.get(round=betting_round, type="player").status == "open"
+    assert (balance_of(alice), balance_of(bob)) == (Decimal("90.00"), Decimal("90.00"))
+    assert not LedgerTransaction.objects.filter(kind="payout").exists()
+    assert sent == []
+
+
+def problems_of(check: str) -> list[str]:
+    return [p for p in casino_reconciliation().problems if p.startswith(f"{check}: ")]
+
+
+@pytest.fixture
+def settled_round(player, betting_round, place, deal, sent):
+    alice, bob = player("alice", "100.00"), player("bob", "100.00")
+    place(alice, betting_round, ("player", "10.00"), ("banker", "10.00"))
+    place(bob, betting_round, ("player", "10.00"))
+    deal(betting_round, PLAYER_NATURAL)
+    settlement.round_settle(round_id=betting_round.pk)
+    assert casino_reconciliation().ok
+    return betting_round
+
+
+def test_reconcile_finds_a_bet_that_differs_from_its_stake(settled_round):
+    bet = Bet.objects.filter(round=settled_round, type="banker").get()
+    Bet.objects.filter(pk=bet.pk).update(type="tie")
+    assert problems_of("bet differs from its round stake") == [
+        f"bet differs from its round stake: bet {bet.pk}: tie traditional 10.00 on round {settled_round.pk},"
+        f" its stake {bet.round_stake_id}: banker traditional 10.00 on round {settled_round.pk}"
+    ]
+
+
+def test_reconcile_finds_bets_left_open_in_a_finished_round(player, betting_round, place):
+    place(player("alice", "100.00"), betting_round, ("player", "10.00"), ("tie", "1.00"))
+    Round.objects.filter(pk=betting_round.pk).update(state="settled")
+    assert len(problems_of("bet left open in a finished round")) == 2
+
+
+def test_reconcile_finds_payouts_the_ledger_did_not_credit(settled_round):
+    RoundStake.objects.filter(round=settled_round, type="player").update(payout=Decimal("25.00"))
+    found = problems_of("settled bets' payouts differ from what the ledger credited for their round")
+    assert sorted(found) == sorted(
+        f"settled bets' payouts differ from what the ledger credited for their round: round {settled_round.pk},"
+        f" player {user.pk}: bets pay 25.00, the ledger credits 20.00"
+        for user in {bet.user for bet in Bet.objects.filter(round=settled_round, type="player")}
+    )
+
+
+def test_reconcile_finds_a_stake_that_names_another_transaction(settled_round):
+    deposit = LedgerTransaction.objects.filter(kind="deposit").first()
+    RoundStake.objects.filter(round=settled_round, type="player").update(settlement_transaction=deposit)
+    assert len(problems_of("stake's settlement transaction is not its round's")) == 1
