@@ -376,6 +376,13 @@ async def api_closed_loop(players: list[tuple[int, str]], ports: list[int], roun
     return {"rate": len(latencies) / elapsed, "latencies": latencies, "errors": errors}
 
 
+# The round's stake rows (tables.models.RoundStake), as a confirm makes them: in a statement of its own,
+# before its transaction, once per kind and process (here: per connection).
+RAW_STAKES = (
+    "INSERT INTO tables_roundstake (round_id, type, mode, amount, status) VALUES"
+    " (%(round)s, 'banker', 'traditional', 1.00, 'open'), (%(round)s, 'player', 'traditional', 1.00, 'open'),"
+    " (%(round)s, 'tie', 'traditional', 1.00, 'open') ON CONFLICT (round_id, type, mode, amount) DO NOTHING"
+)
 RAW_BET = [
     "SELECT r.id FROM tables_round r JOIN tables_table t ON t.id = r.table_id"
     " WHERE r.id = %(round)s AND r.state = 'betting' FOR SHARE OF r",
@@ -388,9 +395,6 @@ RAW_BET = [
     "INSERT INTO tables_betplacement (user_id, round_id, idempotency_key, fingerprint, mode,"
     " stake_transaction_id, response, created_at)"
     " VALUES (%(user)s, %(round)s, %(key)s, '', 'traditional', %(txn)s, '{}', now()) RETURNING id",
-    "INSERT INTO tables_roundstake (round_id, type, mode, amount, status) VALUES"
-    " (%(round)s, 'banker', 'traditional', 1.00, 'open'), (%(round)s, 'player', 'traditional', 1.00, 'open'),"
-    " (%(round)s, 'tie', 'traditional', 1.00, 'open') ON CONFLICT (round_id, type, mode, amount) DO NOTHING",
     "INSERT INTO tables_bet (round_id, user_id, placement_id, round_stake_id, type, amount, mode, placed_at)"
     " SELECT %(round)s, %(user)s, %(placement)s, s.id, s.type, s.amount, s.mode, now() FROM tables_roundstake s"
     " WHERE s.round_id = %(round)s AND s.mode = 'traditional' AND s.amount = 1.00"
@@ -411,8 +415,13 @@ async def raw_closed_loop(
     stop_at = loop.time() + seconds
 
     async def run(conn, user_id: int, wallet_id: int) -> None:
+        made = False
         while loop.time() < stop_at:
             t0 = loop.time()
+            if not made:
+                async with conn.transaction():
+                    await conn.execute(RAW_STAKES, {"round": round_id})
+                made = True
             async with conn.transaction():
                 p = {"round": round_id, "user": user_id, "wallet": wallet_id, "house": house_id}
                 await conn.execute(RAW_BET[0], p)
@@ -426,7 +435,6 @@ async def raw_closed_loop(
                 p["key"] = uuid.uuid4().hex
                 p["placement"] = (await (await conn.execute(RAW_BET[5], p)).fetchone())[0]
                 await conn.execute(RAW_BET[6], p)
-                await conn.execute(RAW_BET[7], p)
             latencies.append((loop.time() - t0) * 1000)
 
     began = loop.time()

@@ -14,6 +14,10 @@ Concurrency, in short:
 - The house wallet row is neither locked nor updated on the bet path (its
   balance is derived from the ledger): the only row two bets can both want
   is a player's own wallet.
+- Each bet points at its round stake (``tables.models.RoundStake``, where settlement
+  writes its outcome). A kind's row is made by the round's first bet of that kind
+  in a short statement of its own, committed before the placement's transaction,
+  so no player waits for another's transaction on it.
 - Idempotency: a confirmed batch is stored with its key and a fingerprint of
   the request; the same key and body returns the stored answer, a different
   body under the same key is ``409 idempotency_conflict``.
@@ -30,7 +34,7 @@ from decimal import Decimal
 from typing import Any, cast
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from baccarat_site import money
@@ -186,6 +190,7 @@ def bet_place(
         if mode not in engine.MODES:
             raise InvalidMode(f"mode must be one of {', '.join(engine.MODES)}.")
         parsed = parse_bets(bets)
+        _make_stakes(round_id=round_id, mode=mode, bets=parsed)
         with transaction.atomic():
             return _place(user=user, round_id=round_id, mode=mode, bets=parsed, key=key, fingerprint=fingerprint)
     except _KeyTaken:
@@ -244,16 +249,41 @@ FROM p, unnest(%s::bigint[], %s::varchar[], %s::numeric[]) AS v(id, type, amount
 JOIN tables_roundstake s ON s.round_id = %s AND s.type = v.type AND s.mode = %s AND s.amount = v.amount
 """
 
-# The round's stake row for each kind of bet in the batch (tables.models.RoundStake), made by its first bet.
-# Always in (type, amount) order (one mode per batch): two batches racing to make the same rows wait for
-# each other in one order, never in a cycle. Rows another batch made are left as they are.
-_ROUND_STAKES = """
+# The round's stake row for each kind of bet in a batch (tables.models.RoundStake), made by the round's first
+# bet of that kind in a statement of its own, committed at once: made inside the placement's transaction, a
+# new row would hold every other player betting the same kind until that transaction ended. Made in (type,
+# amount) order (one mode per batch), so two batches making the same rows never wait on each other in a
+# cycle; only while the round takes bets. A batch refused afterwards leaves its new rows without bets: they
+# are settled like the others and pay nobody.
+_MAKE_STAKES = """
 INSERT INTO tables_roundstake (round_id, type, mode, amount, status)
-SELECT %s, v.type, %s, v.amount, 'open'
-FROM unnest(%s::varchar[], %s::numeric[]) WITH ORDINALITY AS v(type, amount, n)
+SELECT r.id, v.type, %s, v.amount, 'open'
+FROM tables_round r, unnest(%s::varchar[], %s::numeric[]) WITH ORDINALITY AS v(type, amount, n)
+WHERE r.id = %s AND r.state = 'betting'
 ORDER BY v.n
 ON CONFLICT (round_id, type, mode, amount) DO NOTHING
 """
+
+# The kinds this process has seen made and committed (round, type, mode, amount): nothing deletes a stake, so
+# a repeated kind needs no statement at all. Cleared when it grows past its size.
+_made_stakes: set[tuple[int, str, str, Decimal]] = set()
+MADE_STAKES_CACHE_SIZE = 4096
+
+
+def _make_stakes(*, round_id: int, mode: str, bets: list[tuple[str, Decimal]]) -> None:
+    kinds = sorted(
+        {(bet_type, amount) for bet_type, amount in bets if (round_id, bet_type, mode, amount) not in _made_stakes}
+    )
+    if not kinds:
+        return
+    with prepared_cursor() as cursor:
+        cursor.execute(
+            _MAKE_STAKES, [mode, [bet_type for bet_type, _ in kinds], [amount for _, amount in kinds], round_id]
+        )
+    if not connection.in_atomic_block:  # committed (autocommit): the rows are there for good
+        if len(_made_stakes) + len(kinds) > MADE_STAKES_CACHE_SIZE:
+            _made_stakes.clear()
+        _made_stakes.update((round_id, bet_type, mode, amount) for bet_type, amount in kinds)
 
 
 _limits_cache: dict[int, tuple[Any, Any]] = {}
@@ -338,10 +368,6 @@ def _place(
             ),
             balance=wallet.balance,
         )
-        kinds = sorted(set(bets))
-        cursor.execute(
-            _ROUND_STAKES, [round_id, mode, [bet_type for bet_type, _ in kinds], [amount for _, amount in kinds]]
-        )
         cursor.execute(
             _INSERT_BETS,
             [
@@ -364,6 +390,8 @@ def _place(
                 mode,
             ],
         )
+        if cursor.rowcount != len(bets):  # a kind without its stake row: refuse rather than record fewer bets
+            raise RuntimeError(f"round {round_id}: {cursor.rowcount} of {len(bets)} bets found their stake rows")
     _announce_bets_changed(table_id=table_id, round_id=round_id)
     return placed
 

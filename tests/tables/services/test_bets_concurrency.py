@@ -314,3 +314,36 @@ def test_players_never_wait_for_each_other_on_the_round_or_the_house(player, mon
 
     assert wallet_services.house_wallet().balance == Decimal("0.00")  # derived from the ledger, never updated
     assert wallet_selectors.house_balance() == Decimal("-180.00")
+
+
+def test_a_kind_whose_stake_row_is_missing_refuses_the_batch_and_records_nothing(player, monkeypatch):
+    # Stake rows are made and committed before the placement's transaction, and each process remembers the
+    # kinds it has made. If a remembered row were gone, the bets must not be recorded without it.
+    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
+    alice, bob = player("alice", "0.50"), player("bob", "100.00")
+    round_ = make_round(make_table("Missing"), closes_in=120)
+    with pytest.raises(DomainError) as refused:
+        confirm(alice, round_.pk, ("tie", "1.00"))
+    assert refused.value.code == "insufficient_funds"
+    stake = RoundStake.objects.get(round=round_)  # made before the refusal, and left without bets
+    assert (stake.type, stake.amount, stake.status) == ("tie", Decimal("1.00"), "open")
+
+    RoundStake.objects.filter(pk=stake.pk).delete()
+    with pytest.raises(RuntimeError, match="0 of 1 bets found their stake rows"):
+        confirm(bob, round_.pk, ("tie", "1.00"))
+
+    assert not Bet.objects.exists()
+    assert Wallet.objects.get(user=bob).balance == Decimal("100.00")
+    assert casino_reconciliation().ok
+
+
+def test_no_stake_row_is_made_for_a_round_that_does_not_take_bets(player):
+    alice = player("alice", "100.00")
+    round_ = make_round(make_table("Closed"), state=Round.State.CLOSED)
+    with pytest.raises(DomainError) as refused:
+        confirm(alice, round_.pk, ("player", "10.00"))
+    assert refused.value.code == "betting_closed"
+    with pytest.raises(DomainError) as missing:
+        confirm(alice, 10**9, ("player", "10.00"))
+    assert missing.value.code == "round_not_found"
+    assert not RoundStake.objects.exists()
