@@ -376,8 +376,8 @@ async def api_closed_loop(players: list[tuple[int, str]], ports: list[int], roun
     return {"rate": len(latencies) / elapsed, "latencies": latencies, "errors": errors}
 
 
-# The round's stake rows (tables.models.RoundStake), as a confirm makes them: in a statement of its own,
-# before its transaction, once per kind and process (here: per connection).
+# The round's stake rows (tables.models.RoundStake), as a confirm makes them: in its transaction, before its
+# bets, until its process knows them (here: a connection's first transaction).
 RAW_STAKES = (
     "INSERT INTO tables_roundstake (round_id, type, mode, amount, status) VALUES"
     " (%(round)s, 'banker', 'traditional', 1.00, 'open'), (%(round)s, 'player', 'traditional', 1.00, 'open'),"
@@ -418,10 +418,6 @@ async def raw_closed_loop(
         made = False
         while loop.time() < stop_at:
             t0 = loop.time()
-            if not made:
-                async with conn.transaction():
-                    await conn.execute(RAW_STAKES, {"round": round_id})
-                made = True
             async with conn.transaction():
                 p = {"round": round_id, "user": user_id, "wallet": wallet_id, "house": house_id}
                 await conn.execute(RAW_BET[0], p)
@@ -434,7 +430,10 @@ async def raw_closed_loop(
                     await conn.execute(HOT_ROW, p)
                 p["key"] = uuid.uuid4().hex
                 p["placement"] = (await (await conn.execute(RAW_BET[5], p)).fetchone())[0]
+                if not made:
+                    await conn.execute(RAW_STAKES, p)
                 await conn.execute(RAW_BET[6], p)
+            made = True
             latencies.append((loop.time() - t0) * 1000)
 
     began = loop.time()

@@ -15,9 +15,9 @@ Concurrency, in short:
   balance is derived from the ledger): the only row two bets can both want
   is a player's own wallet.
 - Each bet points at its round stake (``tables.models.RoundStake``, where settlement
-  writes its outcome). A kind's row is made by the round's first bet of that kind
-  in a short statement of its own, committed before the placement's transaction,
-  so no player waits for another's transaction on it.
+  writes its outcome). A kind's row is made by the round's first bet of that kind,
+  last thing before the bets are written: only another first bet of the same kind,
+  in that millisecond before the commit, waits for it.
 - Idempotency: a confirmed batch is stored with its key and a fingerprint of
   the request; the same key and body returns the stored answer, a different
   body under the same key is ``409 idempotency_conflict``.
@@ -34,7 +34,7 @@ from decimal import Decimal
 from typing import Any, cast
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from baccarat_site import money
@@ -190,7 +190,6 @@ def bet_place(
         if mode not in engine.MODES:
             raise InvalidMode(f"mode must be one of {', '.join(engine.MODES)}.")
         parsed = parse_bets(bets)
-        _make_stakes(round_id=round_id, mode=mode, bets=parsed)
         with transaction.atomic():
             return _place(user=user, round_id=round_id, mode=mode, bets=parsed, key=key, fingerprint=fingerprint)
     except _KeyTaken:
@@ -250,40 +249,37 @@ JOIN tables_roundstake s ON s.round_id = %s AND s.type = v.type AND s.mode = %s 
 """
 
 # The round's stake row for each kind of bet in a batch (tables.models.RoundStake), made by the round's first
-# bet of that kind in a statement of its own, committed at once: made inside the placement's transaction, a
-# new row would hold every other player betting the same kind until that transaction ended. Made in (type,
-# amount) order (one mode per batch), so two batches making the same rows never wait on each other in a
-# cycle; only while the round takes bets. A batch refused afterwards leaves its new rows without bets: they
-# are settled like the others and pay nobody.
+# bet of that kind, in the placement's transaction just before its bets (so a stake row exists only with the
+# bets that made it) and in (type, amount) order (one mode per batch): two batches making the same rows wait
+# for each other in one order, never in a cycle; the one that waits finds the other's rows once it commits.
+# Each process remembers the kinds its committed batches made or found, and a batch whose kinds it all knows
+# sends no statement for them: only the first bets of a kind on a round pay for one.
 _MAKE_STAKES = """
 INSERT INTO tables_roundstake (round_id, type, mode, amount, status)
-SELECT r.id, v.type, %s, v.amount, 'open'
-FROM tables_round r, unnest(%s::varchar[], %s::numeric[]) WITH ORDINALITY AS v(type, amount, n)
-WHERE r.id = %s AND r.state = 'betting'
+SELECT %s, v.type, %s, v.amount, 'open'
+FROM unnest(%s::varchar[], %s::numeric[]) WITH ORDINALITY AS v(type, amount, n)
 ORDER BY v.n
 ON CONFLICT (round_id, type, mode, amount) DO NOTHING
 """
 
-# The kinds this process has seen made and committed (round, type, mode, amount): nothing deletes a stake, so
-# a repeated kind needs no statement at all. Cleared when it grows past its size.
-_made_stakes: set[tuple[int, str, str, Decimal]] = set()
-MADE_STAKES_CACHE_SIZE = 4096
+#: (round, type, mode, amount) of stake rows this process has seen committed with bets on them; a stake with
+#: bets is never deleted. Cleared when it grows past its size.
+_stakes_known: set[tuple[int, str, str, Decimal]] = set()
+STAKES_KNOWN_SIZE = 4096
 
 
-def _make_stakes(*, round_id: int, mode: str, bets: list[tuple[str, Decimal]]) -> None:
-    kinds = sorted(
-        {(bet_type, amount) for bet_type, amount in bets if (round_id, bet_type, mode, amount) not in _made_stakes}
-    )
+def _make_stakes(cursor: Any, *, round_id: int, mode: str, bets: list[tuple[str, Decimal]]) -> None:
+    kinds = sorted({(t, a) for t, a in bets if (round_id, t, mode, a) not in _stakes_known})
     if not kinds:
         return
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            _MAKE_STAKES, [mode, [bet_type for bet_type, _ in kinds], [amount for _, amount in kinds], round_id]
-        )
-    if not connection.in_atomic_block:  # committed (autocommit): the rows are there for good
-        if len(_made_stakes) + len(kinds) > MADE_STAKES_CACHE_SIZE:
-            _made_stakes.clear()
-        _made_stakes.update((round_id, bet_type, mode, amount) for bet_type, amount in kinds)
+    cursor.execute(_MAKE_STAKES, [round_id, mode, [t for t, _ in kinds], [a for _, a in kinds]])
+
+    def known() -> None:
+        if len(_stakes_known) + len(kinds) > STAKES_KNOWN_SIZE:
+            _stakes_known.clear()
+        _stakes_known.update((round_id, t, mode, a) for t, a in kinds)
+
+    transaction.on_commit(known)
 
 
 _limits_cache: dict[int, tuple[Any, Any]] = {}
@@ -315,7 +311,13 @@ def _limits_of(round_id: int, terms: Any) -> Any:
 
 
 def _place(
-    *, user: Any, round_id: int, mode: str, bets: list[tuple[str, Decimal]], key: str, fingerprint: str
+    *,
+    user: Any,
+    round_id: int,
+    mode: str,
+    bets: list[tuple[str, Decimal]],
+    key: str,
+    fingerprint: str,
 ) -> Placement:
     now = timezone.now()
     with prepared_cursor() as cursor:
@@ -368,6 +370,7 @@ def _place(
             ),
             balance=wallet.balance,
         )
+        _make_stakes(cursor, round_id=round_id, mode=mode, bets=bets)
         cursor.execute(
             _INSERT_BETS,
             [
@@ -390,7 +393,7 @@ def _place(
                 mode,
             ],
         )
-        if cursor.rowcount != len(bets):  # a kind without its stake row: refuse rather than record fewer bets
+        if cursor.rowcount != len(bets):  # a kind without its stake row: never record fewer bets
             raise RuntimeError(f"round {round_id}: {cursor.rowcount} of {len(bets)} bets found their stake rows")
     _announce_bets_changed(table_id=table_id, round_id=round_id)
     return placed

@@ -7,10 +7,11 @@ A round's money moves in a fixed number of statements, whatever its size:
 2. the round's stakes (``tables.models.RoundStake``: one row per type, mode and amount bet on it, made by
    placement): a round of 10,000 bets has a few dozen, and the engine prices each once
    (``tables.engine.settle_outcome``) against the round's own paytable;
-3. one UPDATE recording each stake's outcome and payout (and, on a stake that pays, the round's ledger
-   transaction): every bet's outcome is its stake's, so the bets themselves are not written; refused unless
-   it touches exactly the stakes that were open. Then one read of what each bettor gets back, through the
-   stakes just recorded, refused if any bet of the round points elsewhere;
+3. one read of what each bettor gets back, the round's bets against the priced stakes, refused if any bet
+   of the round points at a stake that was not open; then one UPDATE recording each stake's outcome and
+   payout (and, on a stake that pays, the round's ledger transaction if anyone is paid): every bet's outcome
+   is its stake's, so the bets themselves are not written; refused unless it touches exactly the stakes that
+   were open;
 4. one ledger transaction for the whole round (``wallets.services.wallets_credit_many``): a leg per paid
    player and one house leg, written with the new balances in one statement after one lock statement in
    primary-key order.
@@ -60,11 +61,12 @@ FROM unnest(%(ids)s::bigint[], %(statuses)s::varchar[], %(payouts)s::numeric[], 
 WHERE rs.id = s.id AND rs.round_id = %(round)s AND rs.status = 'open'
 """
 
-# What each bettor gets back (zero for a player who lost everything), read through the stakes just recorded;
-# ``stray`` counts bets of the round whose stake was not among them, and refuses the whole settlement.
+# What each bettor gets back (zero for a player who lost everything): the round's bets against its priced
+# stakes. ``stray`` counts bets of the round whose stake was not among them, and refuses the whole settlement.
 _RETURNS = """
-SELECT b.user_id, count(*), SUM(s.payout), count(*) FILTER (WHERE s.id <> ALL(%(ids)s::bigint[]))
-FROM tables_bet b JOIN tables_roundstake s ON s.id = b.round_stake_id
+SELECT b.user_id, count(*), SUM(s.payout), count(*) FILTER (WHERE s.id IS NULL)
+FROM tables_bet b
+LEFT JOIN unnest(%(ids)s::bigint[], %(payouts)s::numeric[]) AS s(id, payout) ON s.id = b.round_stake_id
 WHERE b.round_id = %(round)s
 GROUP BY b.user_id
 """
@@ -166,8 +168,18 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
             return Settlement(round_id=round_id, table_id=table_id, bets=0, credits={}, bettors=())
         ids = [stake_id for stake_id, *_kind in stakes]
         outcomes = [price(bet_type, mode, amount) for _id, bet_type, mode, amount in stakes]
-        # The round's one ledger transaction, if any stake pays: every kind that pays records it.
-        txn = wallet_services.ledger_transaction_reserve() if any(o.payout > 0 for o in outcomes) else None
+        cursor.execute(_ROUND_SIZED_PLANS)
+        cursor.execute(_RETURNS, {"ids": ids, "payouts": [o.payout for o in outcomes], "round": round_id})
+        returns = cast("list[tuple[int, int, Decimal, int]]", cursor.fetchall())
+        cursor.execute(_PLANS_BACK)
+        stray = sum(count for *_user, count in returns)
+        if stray:
+            raise RuntimeError(f"round {round_id}: {stray} bets on stakes that were not open")
+        paid = {user_id: total for user_id, _count, total, _stray in returns if total > 0}
+        # The round's one ledger transaction, when anyone is paid: every stake that pays records it. (A stake no
+        # bet points at, left by a batch refused after making it, may pay nobody: it records the transaction
+        # only if there is one.)
+        txn = wallet_services.ledger_transaction_reserve() if paid else None
         cursor.execute(
             _RECORD,
             {
@@ -181,16 +193,9 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
         )
         if cursor.rowcount != len(stakes):
             raise RuntimeError(f"round {round_id}: recorded {cursor.rowcount} of {len(stakes)} open stakes")
-        cursor.execute(_ROUND_SIZED_PLANS)
-        cursor.execute(_RETURNS, {"ids": ids, "round": round_id})
-        returns = cast("list[tuple[int, int, Decimal, int]]", cursor.fetchall())
-        cursor.execute(_PLANS_BACK)
-    stray = sum(count for *_user, count in returns)
-    if stray:
-        raise RuntimeError(f"round {round_id}: {stray} bets on stakes that were not open")
     expected = sum(count for _user, count, _total, _stray in returns)
     credits = wallet_services.wallets_credit_many(
-        credits={user_id: total for user_id, _count, total, _stray in returns if total > 0},
+        credits=paid,
         kind=kind,
         reference=f"round:{round_id}",
         transaction_id=txn,

@@ -327,6 +327,41 @@ def test_a_bet_whose_stake_is_not_open_refuses_the_whole_settlement(player, bett
     assert sent == []
 
 
+@pytest.mark.parametrize("step", ["settle", "refund"])
+def test_a_stake_no_bet_points_at_is_settled_and_pays_nobody(player, betting_round, place, deal, sent, step):
+    # Placement makes a stake row in the same transaction as its first bet, so none is left without bets; one
+    # put there by hand must still not break the round. It wins here (or is refunded) while the only real bet
+    # loses, so nobody is paid, there is no ledger transaction, and the stake must not name one (its foreign key
+    # is checked at commit).
+    from django.db import connection
+
+    alice = player("alice", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    RoundStake.objects.create(round=betting_round, type="banker", mode="traditional", amount=Decimal("5.00"))
+    deal(betting_round, BANKER_SIX)
+
+    if step == "settle":
+        assert settlement.round_settle(round_id=betting_round.pk) == 1
+    else:
+        assert settlement.round_refund(round_id=betting_round.pk, reason="fault") == 1
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred checks, as the commit would run them
+
+    orphan = RoundStake.objects.get(round=betting_round, type="banker")
+    assert (orphan.status, orphan.payout) == (
+        ("won", Decimal("9.75")) if step == "settle" else ("refunded", Decimal("5.00"))
+    )
+    if step == "settle":
+        assert orphan.settlement_transaction_id is None
+        assert balance_of(alice) == Decimal("90.00")
+        assert not LedgerTransaction.objects.filter(kind="payout").exists()
+    else:
+        refund = LedgerTransaction.objects.get(kind="refund")
+        assert orphan.settlement_transaction_id == refund.pk  # the round's transaction exists: alice was refunded
+        assert balance_of(alice) == Decimal("100.00")
+    assert casino_reconciliation().ok
+
+
 def problems_of(check: str) -> list[str]:
     return [p for p in casino_reconciliation().problems if p.startswith(f"{check}: ")]
 
