@@ -295,8 +295,8 @@ class Credit:
 
 def ledger_transaction_reserve() -> int:
     """A ledger transaction id, drawn now and written by a later :func:`wallets_credit_many` in the same database
-    transaction: settlement records it on the bets it pays before the ledger rows exist. An id drawn and never
-    written is a gap in the sequence, nothing more."""
+    transaction: settlement records it on the round's stakes that pay before the ledger rows exist. An id drawn
+    and never written is a gap in the sequence, nothing more."""
     with prepared_cursor() as cursor:
         cursor.execute("SELECT nextval(pg_get_serial_sequence('wallets_ledgertransaction', 'id'))")
         (transaction_id,) = cast("tuple[int]", cursor.fetchone())

@@ -12,8 +12,8 @@ Concurrency, in short:
   reads the new state and is refused. A bet is therefore never accepted into
   a round that is closed, and every accepted bet is visible to the settlement.
 - The house wallet row is neither locked nor updated on the bet path (its
-  balance is derived from the ledger): the only row two bets can both want
-  is a player's own wallet.
+  balance is derived from the ledger): the only rows two bets can both want
+  are a player's own wallet and, for a new kind of bet, its round stake (below).
 - Each bet points at its round stake (``tables.models.RoundStake``, where settlement
   writes its outcome). A kind's row is made by the round's first bet of that kind,
   last thing before the bets are written: only another first bet of the same kind,

@@ -176,9 +176,8 @@ def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: dat
         if stray:
             raise RuntimeError(f"round {round_id}: {stray} bets on stakes that were not open")
         paid = {user_id: total for user_id, _count, total, _stray in returns if total > 0}
-        # The round's one ledger transaction, when anyone is paid: every stake that pays records it. (A stake no
-        # bet points at, left by a batch refused after making it, may pay nobody: it records the transaction
-        # only if there is one.)
+        # The round's one ledger transaction, when anyone is paid: every stake that pays records it. (Stakes that
+        # pay may still pay nobody, e.g. a stake without bets put there by hand: then there is no transaction.)
         txn = wallet_services.ledger_transaction_reserve() if paid else None
         cursor.execute(
             _RECORD,
