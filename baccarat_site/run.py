@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             say(
                 "run",
                 "players: demo1 / demo2 / demo3, password demo-pass-123"
-                " · operator: operator / operator-pass-123 (/admin/)",
+                " · staff (/admin/): operator, cashier, supervisor, auditor, password <name>-pass-123",
             )
         say("run", "Ctrl-C stops everything")
         while not stopping.is_set():

@@ -179,9 +179,9 @@ class WalletAdmin(ReadOnlyAdmin):
         url = reverse("admin:wallets_ledgerentry_changelist") + f"?wallet__id__exact={wallet.pk}"
         return format_html('<a href="{}">Entries</a>', url)
 
-    # Moving money needs the "change wallet" permission; the rows themselves stay read-only.
+    # Moving money needs ``wallets.move_money`` (Cashiers, Supervisors: baccarat_site/roles.py); the rows stay read-only.
     def has_move_money_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
+        return request.user.has_perm("wallets.move_money")
 
     @admin.action(description="Deposit play money to the selected wallets…", permissions=["move_money"])
     def deposit(self, request: HttpRequest, queryset: QuerySet[Wallet]) -> HttpResponse | None:

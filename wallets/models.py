@@ -49,6 +49,10 @@ class Wallet(models.Model):
             ),
             models.UniqueConstraint(fields=["kind"], condition=Q(kind="house"), name="wallet_one_house"),
         ]
+        permissions = [
+            ("move_money", "Can deposit, withdraw and adjust play money"),
+            ("approve_money", "Can approve another staff member's money request"),
+        ]
 
     def __str__(self) -> str:
         if self.kind == self.Kind.HOUSE:

@@ -15,7 +15,7 @@ player's wallet against one house leg, in one transaction). Rules kept here
   never wait for one another;
 - a deposit, withdrawal or adjustment needs a reason and records an audit
   entry (``baccarat_site.audit``) with the balance before and after, in the
-  same transaction as its ledger rows.
+  same transaction as its ledger rows; its actor is never the wallet's owner.
 
 Functions that take an already locked wallet say so; everything else opens
 its own ``transaction.atomic`` block.
@@ -58,6 +58,12 @@ class BalanceLimit(DomainError):
 
 class MissingReason(DomainError):
     code = "reason_required"
+
+
+class OwnWallet(DomainError):
+    """Segregation of duties: staff never move money into or out of their own wallet."""
+
+    code = "own_wallet"
 
 
 def positive_amount(value: Any) -> Decimal:
@@ -261,6 +267,8 @@ def _operator_move(
     reason = (reason or "").strip()
     if not reason:
         raise MissingReason("A money movement needs a reason.")
+    if actor is not None and actor.pk == user.pk:
+        raise OwnWallet("Nobody moves money into or out of their own wallet: another member of staff must do it.")
     wallet = wallet_lock(user=user)
     wallet.user = user  # for the audit entry's description, without another query
     before = wallet.balance

@@ -32,7 +32,7 @@ SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 @pytest.fixture
 def operator(db):
     user = make_user("op", is_staff=True)
-    user.groups.add(Group.objects.get(name="Operators"))
+    user.groups.add(Group.objects.get(name="Table operators"))
     return user
 
 

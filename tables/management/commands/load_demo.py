@@ -1,4 +1,4 @@
-"""Idempotent demo data: one table per variant, three funded players, one operator."""
+"""Idempotent demo data: one table per variant, three funded players, one staff account per role."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from baccarat_site import roles
 from tables.engine import BET_TYPES
 from tables.models import Table, Variant
 from tables.services.variants import variant_create
@@ -19,6 +20,13 @@ from wallets.models import LedgerTransaction
 DEMO_PLAYERS = ("demo1", "demo2", "demo3")
 DEMO_PASSWORD = "demo-pass-123"  # noqa: S105 - published demo login
 OPERATOR = ("operator", "operator-pass-123")
+#: One staff account per role (baccarat_site/roles.py): username, password (published demo logins), group.
+STAFF = (
+    (*OPERATOR, roles.TABLE_OPERATORS),
+    ("cashier", "cashier-pass-123", roles.CASHIERS),
+    ("supervisor", "supervisor-pass-123", roles.SUPERVISORS),
+    ("auditor", "auditor-pass-123", roles.AUDITORS),
+)
 DEMO_DEPOSIT = Decimal("10000.00")
 DEMO_REFERENCE = "demo:initial"
 
@@ -28,7 +36,7 @@ MINI_LIMITS = {t: {"min": "1.00", "max": "1000.00" if t in MAIN_BETS else "100.0
 
 
 class Command(BaseCommand):
-    help = "Create the demo tables, players (10,000.00 each, through the ledger) and operator; safe to run twice."
+    help = "Create the demo tables, players (10,000.00 each, through the ledger) and staff; safe to run twice."
 
     def handle(self, *args: Any, **options: Any) -> None:
         with transaction.atomic():
@@ -40,12 +48,13 @@ class Command(BaseCommand):
             Table.objects.get_or_create(name="Mini Baccarat 1", defaults={"variant": mini, "betting_seconds": 12})
 
         user_model = get_user_model()
-        # Least privilege: the demo operator is staff in the Operators group (made by a migration), not a superuser.
-        operator, created = user_model.objects.get_or_create(username=OPERATOR[0], defaults={"is_staff": True})
-        if created:
-            operator.set_password(OPERATOR[1])
-            operator.save(update_fields=["password"])
-        operator.groups.add(Group.objects.get(name="Operators"))
+        # Least privilege: each demo staff account is in one role's group (made by a migration), none a superuser.
+        for username, password, role in STAFF:
+            staff, created = user_model.objects.get_or_create(username=username, defaults={"is_staff": True})
+            if created:
+                staff.set_password(password)
+                staff.save(update_fields=["password"])
+            staff.groups.add(Group.objects.get(name=role))
 
         for name in DEMO_PLAYERS:
             user, created = user_model.objects.get_or_create(username=name)
@@ -61,6 +70,9 @@ class Command(BaseCommand):
                     amount=DEMO_DEPOSIT,
                     reason="Demo play money",
                     reference=f"{DEMO_REFERENCE}:{user.pk}",
-                    actor=operator,
                 )
-        self.stdout.write(self.style.SUCCESS("demo data ready: tables, demo1-3 (10,000.00 each), operator"))
+        self.stdout.write(
+            self.style.SUCCESS(
+                "demo data ready: tables, demo1-3 (10,000.00 each), operator, cashier, supervisor, auditor"
+            )
+        )
