@@ -179,7 +179,7 @@ class WalletAdmin(ReadOnlyAdmin):
         url = reverse("admin:wallets_ledgerentry_changelist") + f"?wallet__id__exact={wallet.pk}"
         return format_html('<a href="{}">Entries</a>', url)
 
-    # Moving money needs ``wallets.move_money`` (Cashiers, Supervisors: baccarat_site/roles.py); the rows stay read-only.
+    # Moving money needs ``wallets.move_money`` (Cashiers, Supervisors: baccarat_site/roles.py); rows stay read-only.
     def has_move_money_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("wallets.move_money")
 
