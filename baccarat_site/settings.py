@@ -330,6 +330,9 @@ LOGOUT_REDIRECT_URL = "/"
 CURRENCY = env_str("CURRENCY", "CHIPS")
 # A new player's play money, and what a refill tops a short balance back up to (through the ledger).
 STARTING_BALANCE = env_str("STARTING_BALANCE", "1000.00")
+# Four-eyes: a staff deposit, withdrawal or adjustment larger than this (in absolute value) is created as a request
+# that a second, different member of staff with wallets.approve_money must approve before it is applied.
+MONEY_APPROVAL_THRESHOLD = env_str("MONEY_APPROVAL_THRESHOLD", "1000.00")
 
 LOGGING = {
     "version": 1,

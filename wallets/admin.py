@@ -2,26 +2,26 @@
 
 Rows are read-only here: money moves only through ``wallets.services``. The wallet list shows each
 wallet's balance next to its balance computed from its ledger entries ("Balance (from ledger)"), the
-only balance the House has (its row is never updated on the bet path). Operators move money with the
-Deposit, Withdraw and Adjust actions: each asks for an amount and a reason on an intermediate page,
-then calls one service per selected wallet, all in one transaction (any refusal changes nothing);
-the services write the ledger and the audit entry.
+only balance the House has (its row is never updated on the bet path). Staff with ``wallets.move_money``
+(Cashiers, Supervisors) move money with the Deposit, Withdraw and Adjust actions: each asks for an amount, a
+reason and carries a one-time key (``wallets.forms``) on an intermediate page, then calls one service per
+selected wallet, all in one transaction (any refusal changes nothing); the services write the ledger and the
+audit entry, apply a repeated key once, and turn a movement over the approval threshold into a money request.
+The approvals queue (Money requests) lets a second member of staff with ``wallets.approve_money`` approve or
+reject each request.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.views.main import ChangeList
-from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Min, Q, QuerySet, Sum
+from django.db.models import Case, Count, Min, Q, QuerySet, Sum, When
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -31,57 +31,15 @@ from baccarat_site import money
 from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
 from wallets import selectors, services
-from wallets.models import LedgerEntry, LedgerTransaction, Wallet
+from wallets.forms import AdjustmentForm, DecisionForm, MoneyMovementForm
+from wallets.models import LedgerEntry, LedgerTransaction, MoneyRequest, Wallet
 
 # Most wallets one action moves money for (they are locked together, in one transaction).
 MAX_WALLETS_PER_ACTION = 100
-REASON_HELP = "Why, in 5 to 200 characters: kept with the ledger transaction and in the audit trail."
 
 
 def _amount(value: Decimal | None) -> str:
     return "—" if value is None else money.display(value)
-
-
-# ── forms of the money actions ─────────────────────────────────────────────────────────────────────
-
-
-class MoneyMovementForm(forms.Form):
-    """A deposit's or withdrawal's amount (> 0, two decimals) and its mandatory reason."""
-
-    amount = forms.DecimalField(
-        max_digits=14,
-        decimal_places=2,
-        min_value=money.CENT,
-        max_value=services.MAX_BALANCE,
-        help_text="Greater than zero, at most two decimals, e.g. 250.00.",
-    )
-    reason = forms.CharField(
-        min_length=5,
-        max_length=200,
-        widget=forms.TextInput(attrs={"size": 80}),
-        help_text=REASON_HELP,
-    )
-
-    def clean_amount(self) -> Decimal:
-        return money.cents(self.cleaned_data["amount"])
-
-
-class AdjustmentForm(MoneyMovementForm):
-    """An adjustment's signed, non-zero amount and its mandatory reason."""
-
-    amount = forms.DecimalField(
-        max_digits=14,
-        decimal_places=2,
-        min_value=-services.MAX_BALANCE,
-        max_value=services.MAX_BALANCE,
-        help_text="Signed and non-zero, at most two decimals: 25.00 credits the player, -25.00 debits them.",
-    )
-
-    def clean_amount(self) -> Decimal:
-        amount = super().clean_amount()
-        if amount == 0:
-            raise ValidationError("An adjustment cannot be zero: enter a positive or a negative amount.")
-        return amount
 
 
 @dataclass(frozen=True)
@@ -89,7 +47,7 @@ class Movement:
     name: str
     title: str
     form: type[MoneyMovementForm]
-    service: Callable[..., LedgerTransaction]
+    kind: MoneyRequest.Kind
     done: str  # "Deposited 10.00 CHIPS to alice" → format(amount=…, currency=…, user=…)
 
 
@@ -98,21 +56,21 @@ MOVEMENTS = {
         "deposit",
         "Deposit play money",
         MoneyMovementForm,
-        services.wallet_deposit,
+        MoneyRequest.Kind.DEPOSIT,
         "Deposited {amount} {currency} to {user}",
     ),
     "withdraw": Movement(
         "withdraw",
         "Withdraw play money",
         MoneyMovementForm,
-        services.wallet_withdraw,
+        MoneyRequest.Kind.WITHDRAWAL,
         "Withdrew {amount} {currency} from {user}",
     ),
     "adjust": Movement(
         "adjust",
         "Adjust a balance",
         AdjustmentForm,
-        services.wallet_adjust,
+        MoneyRequest.Kind.ADJUSTMENT,
         "Adjusted {user}'s balance by {amount} {currency}",
     ),
 }
@@ -227,44 +185,135 @@ class WalletAdmin(ReadOnlyAdmin):
             "form": form,
             "wallets": wallets,
             "house_selected": house_selected,
+            "threshold": _amount(services.approval_threshold()),
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "media": self.media + form.media,
         }
         return TemplateResponse(request, "admin/wallets/money_action.html", context)
 
     def _apply(self, request: HttpRequest, wallets: list[Wallet], movement: Movement, form: MoneyMovementForm) -> bool:
-        """Move the money for every wallet, or for none: a refusal becomes a form error."""
-        amount, reason = form.cleaned_data["amount"], form.cleaned_data["reason"]
+        """Move the money (or ask for approval) for every wallet, or for none: a refusal becomes a form error.
+
+        The form's one-time key makes a repeated post report the first one's work instead of doing it again."""
+        amount, reason, key = form.cleaned_data["amount"], form.cleaned_data["reason"], form.cleaned_data["key"]
         try:
             with transaction.atomic():
                 done = []
                 for wallet in wallets:
                     try:
-                        txn = movement.service(user=wallet.user, amount=amount, reason=reason, actor=request.user)
+                        outcome = services.wallet_move_once(
+                            kind=movement.kind, user=wallet.user, amount=amount, reason=reason, key=key,
+                            actor=request.user,
+                        )  # fmt: skip
                     except DomainError as exc:
                         raise _Refused(wallet, exc) from exc
-                    done.append((wallet, txn))
+                    done.append((wallet, outcome))
         except _Refused as refused:
             detail = f"{refused.wallet.user}: {refused.error.detail}"
             if len(wallets) > 1:
                 detail += " Nothing was done for any of the selected wallets."
             field = "reason" if isinstance(refused.error, services.MissingReason) else "amount"
-            form.add_error(field, detail)
+            form.add_error(None if isinstance(refused.error, services.InvalidKey) else field, detail)
             return False
 
+        txn_ids = [outcome.transaction.pk for _, outcome in done if outcome.transaction is not None]
         balances = dict(
-            LedgerEntry.objects.filter(
-                transaction_id__in=[txn.pk for _, txn in done], balance_after__isnull=False
-            ).values_list("transaction_id", "balance_after")
-        )
-        for wallet, txn in done:
-            what = movement.done.format(amount=_amount(amount), currency=wallet.currency, user=wallet.user)
-            self.message_user(
-                request,
-                f"{what}: balance {_amount(balances.get(txn.pk))} (ledger transaction #{txn.pk}).",
-                messages.SUCCESS,
+            LedgerEntry.objects.filter(transaction_id__in=txn_ids, balance_after__isnull=False).values_list(
+                "transaction_id", "balance_after"
             )
+        )
+        for wallet, outcome in done:
+            what = movement.done.format(amount=_amount(amount), currency=wallet.currency, user=wallet.user)
+            again = "Already done, this form was sent before: " if outcome.repeated else ""
+            if outcome.request is not None:
+                asked = outcome.request
+                self.message_user(
+                    request,
+                    f"{again}request #{asked.pk} ({what}) is {asked.get_status_display().lower()}: above "
+                    f"{_amount(services.approval_threshold())} it needs the approval of another member of staff.",
+                    messages.WARNING,
+                )
+            else:
+                txn = outcome.transaction
+                assert txn is not None
+                self.message_user(
+                    request,
+                    f"{again}{what}: balance {_amount(balances.get(txn.pk))} (ledger transaction #{txn.pk}).",
+                    messages.INFO if outcome.repeated else messages.SUCCESS,
+                )
         return True
+
+
+# ── money requests: four eyes ──────────────────────────────────────────────────────────────────────────
+
+
+@admin.register(MoneyRequest)
+class MoneyRequestAdmin(ReadOnlyAdmin):
+    """The approvals queue: pending requests first; Approve and Reject for staff with ``wallets.approve_money``."""
+
+    list_display = (
+        "id", "player", "kind", "signed_amount", "reason", "requested_by", "requested_at", "status", "decided_by",
+        "decided_at", "decision_note", "ledger",
+    )  # fmt: skip
+    list_filter = ("status", "kind")
+    search_fields = ("player__username", "requested_by__username", "decided_by__username", "reason")
+    list_select_related = ("player", "requested_by", "decided_by")
+    actions = ("approve", "reject")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MoneyRequest]:
+        pending_first = Case(When(status=MoneyRequest.Status.PENDING, then=0), default=1)
+        return super().get_queryset(request).order_by(pending_first, "-id")
+
+    @admin.display(description="Amount", ordering="amount")
+    def signed_amount(self, obj: MoneyRequest) -> str:
+        return f"{obj.amount:+,.2f}"
+
+    @admin.display(description="Ledger")
+    def ledger(self, obj: MoneyRequest) -> str:
+        if obj.transaction_id is None:
+            return "—"
+        url = reverse("admin:wallets_ledgertransaction_change", args=[obj.transaction_id])
+        return format_html('<a href="{}">#{}</a>', url, obj.transaction_id)
+
+    def has_approve_money_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("wallets.approve_money")
+
+    @admin.action(description="Approve and apply the selected requests…", permissions=["approve_money"])
+    def approve(self, request: HttpRequest, queryset: QuerySet[MoneyRequest]) -> HttpResponse | None:
+        return self._decide(request, queryset, approve=True)
+
+    @admin.action(description="Reject the selected requests…", permissions=["approve_money"])
+    def reject(self, request: HttpRequest, queryset: QuerySet[MoneyRequest]) -> HttpResponse | None:
+        return self._decide(request, queryset, approve=False)
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet[MoneyRequest], *, approve: bool) -> HttpResponse | None:
+        chosen = list(queryset.select_related("player", "requested_by").order_by("pk"))
+        form = DecisionForm(request.POST if "apply" in request.POST else None, note_required=not approve)
+        if form.is_valid():
+            note = form.cleaned_data["note"]
+            for asked in chosen:  # each on its own: one request's refusal does not hold back the others
+                try:
+                    if approve:
+                        services.money_request_approve(request_id=asked.pk, actor=request.user, note=note)
+                    else:
+                        services.money_request_reject(request_id=asked.pk, actor=request.user, note=note)
+                except DomainError as error:
+                    self.message_user(request, f"Request #{asked.pk}: {error.detail}", messages.ERROR)
+                else:
+                    done = "approved and applied" if approve else "rejected"
+                    self.message_user(request, f"Request #{asked.pk} {done}.", messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Approve money requests" if approve else "Reject money requests",
+            "approve": approve,
+            "form": form,
+            "requests": chosen,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "action": "approve" if approve else "reject",
+        }
+        return TemplateResponse(request, "admin/wallets/moneyrequest/decide.html", context)
 
 
 # ── the ledger ─────────────────────────────────────────────────────────────────────────────────────

@@ -80,6 +80,15 @@ class LedgerTransaction(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        constraints = [
+            # A staff form's one-time key ("once:<key>:<player>") and an approved request ("request:<id>") each
+            # move money once: the services check under the wallet's lock, and the database refuses a second.
+            models.UniqueConstraint(
+                fields=["reference"],
+                condition=Q(reference__startswith="once:") | Q(reference__startswith="request:"),
+                name="ledger_transaction_once_per_key",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.kind} {self.reference}"
@@ -113,3 +122,64 @@ class LedgerEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount:+} → wallet {self.wallet_id}"
+
+
+class MoneyRequest(models.Model):
+    """Four-eyes: an operator's money movement over ``settings.MONEY_APPROVAL_THRESHOLD``, waiting for a second,
+    different member of staff with ``wallets.approve_money`` to approve it (then it is applied, exactly once)
+    or reject it. Written only by ``wallets.services``; read-only in the admin."""
+
+    class Kind(models.TextChoices):
+        DEPOSIT = "deposit", "Deposit"
+        WITHDRAWAL = "withdrawal", "Withdrawal"
+        ADJUSTMENT = "adjustment", "Adjustment"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        APPROVED = "approved", "Approved and applied"
+        REJECTED = "rejected", "Rejected"
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="money_requests")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    # Signed as the movement it asks for: positive credits the player, negative debits them.
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    reason = models.CharField(max_length=200)
+    # The one-time key of the form that asked for it (with the player): a resubmitted form asks once.
+    key = models.CharField(max_length=64)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=200, blank=True)
+    transaction = models.OneToOneField(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="money_request"
+    )
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["key", "player"], name="money_request_once_per_key"),
+            models.CheckConstraint(condition=~Q(amount=0), name="money_request_amount_not_zero"),
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("requested_by")),
+                name="money_request_four_eyes",
+            ),
+            models.CheckConstraint(
+                condition=~Q(requested_by=models.F("player")) & ~Q(decided_by=models.F("player")),
+                name="money_request_not_own_wallet",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(status="pending", decided_by__isnull=True, transaction__isnull=True)
+                    | Q(status="approved", decided_by__isnull=False, transaction__isnull=False)
+                    | Q(status="rejected", decided_by__isnull=False, transaction__isnull=True)
+                ),
+                name="money_request_status_consistent",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} {money.display(self.amount)} for {self.player} ({self.status})"

@@ -38,7 +38,7 @@ from baccarat_site.audit import audit
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError
 from wallets import selectors
-from wallets.models import LedgerTransaction, Wallet
+from wallets.models import LedgerTransaction, MoneyRequest, Wallet
 
 # wallets_wallet.balance / wallets_ledgerentry.amount are numeric(14, 2).
 MAX_BALANCE = Decimal("999999999999.99")
@@ -293,6 +293,185 @@ def _operator_move(
 
 def _operator_reference(actor: Any) -> str:
     return f"operator:{actor.pk}" if actor is not None else "operator"
+
+
+# ── staff movements: once per form, and four eyes above the threshold ────────────────────────────────
+
+
+class InvalidKey(DomainError):
+    code = "invalid_key"
+
+
+class NotAllowed(DomainError):
+    code = "not_allowed"
+
+
+class FourEyes(DomainError):
+    """The member of staff who asked for a movement cannot be the one who approves it."""
+
+    code = "four_eyes"
+
+
+class RequestDecided(Conflict):
+    code = "request_decided"
+
+
+#: kind → (ledger kind, audit action)
+_STAFF_KINDS = {
+    MoneyRequest.Kind.DEPOSIT: (LedgerTransaction.Kind.DEPOSIT, "wallet.deposit"),
+    MoneyRequest.Kind.WITHDRAWAL: (LedgerTransaction.Kind.WITHDRAWAL, "wallet.withdraw"),
+    MoneyRequest.Kind.ADJUSTMENT: (LedgerTransaction.Kind.ADJUSTMENT, "wallet.adjust"),
+}
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+
+
+@dataclass(frozen=True)
+class StaffMovement:
+    """What a staff movement did: applied (``transaction``), or asked for approval (``request``); ``repeated`` when
+    its key had been used already, so this call did nothing new and reports what the first one did."""
+
+    transaction: LedgerTransaction | None
+    request: MoneyRequest | None
+    repeated: bool
+
+
+def approval_threshold() -> Decimal:
+    """The largest staff movement (absolute value) applied without a second member of staff's approval."""
+    return money.cents(settings.MONEY_APPROVAL_THRESHOLD)
+
+
+def _signed_amount(kind: str, amount: Decimal) -> Decimal:
+    if kind == MoneyRequest.Kind.ADJUSTMENT:
+        if not isinstance(amount, Decimal):
+            raise InvalidAmount("An adjustment is a signed Decimal.")
+        value = positive_amount(abs(amount))
+        return value if amount > 0 else -value
+    value = positive_amount(amount)
+    return value if kind == MoneyRequest.Kind.DEPOSIT else -value
+
+
+@transaction.atomic
+def wallet_move_once(*, kind: str, user: Any, amount: Decimal, reason: str, key: str, actor: Any) -> StaffMovement:
+    """A staff member's deposit, withdrawal or adjustment (``amount`` signed for an adjustment), asked for by a
+    form that carries a one-time ``key``: the same key moves money (or asks for approval) once, however often the
+    form is posted, and later posts report what the first did. Above :func:`approval_threshold` it is not applied
+    but created as a pending :class:`MoneyRequest` for :func:`money_request_approve`.
+
+    Under the player's wallet lock, so a concurrent second post waits for the first and finds it; the database's
+    unique keys on the ledger reference and on the request stand behind that. Audited in either case.
+    """
+    if kind not in _STAFF_KINDS:
+        raise DomainError(f"Unknown money movement {kind!r}.")
+    if not (8 <= len(key) <= 40 and set(key) <= _KEY_CHARS):
+        raise InvalidKey("This form has no valid one-time key: open it again.")
+    signed = _signed_amount(kind, amount)
+    reason = (reason or "").strip()
+    if not reason:
+        raise MissingReason("A money movement needs a reason.")
+    if actor is None:
+        raise NotAllowed("A staff movement is made by a signed-in member of staff.")
+    if actor.pk == user.pk:
+        raise OwnWallet("Nobody moves money into or out of their own wallet: another member of staff must do it.")
+    wallet_lock(user=user)  # every movement of this wallet waits here: a repeated key finds the first's work
+    reference = f"once:{key}:{user.pk}"
+    done = LedgerTransaction.objects.filter(reference=reference).first()
+    if done is not None:
+        return StaffMovement(transaction=done, request=None, repeated=True)
+    asked = MoneyRequest.objects.filter(key=key, player=user).first()
+    if asked is not None:
+        return StaffMovement(transaction=None, request=asked, repeated=True)
+    if abs(signed) > approval_threshold():
+        request = MoneyRequest.objects.create(
+            player=user,
+            kind=kind,
+            amount=signed,
+            reason=reason,
+            key=key,
+            requested_by=actor,
+            requested_at=timezone.now(),
+        )
+        audit(
+            actor=actor,
+            action="wallet.request",
+            target=request,
+            reason=reason,
+            after={"kind": kind, "amount": signed, "player": user.pk, "status": request.status},
+        )
+        return StaffMovement(transaction=None, request=request, repeated=False)
+    ledger_kind, action = _STAFF_KINDS[MoneyRequest.Kind(kind)]
+    txn = _operator_move(
+        user=user, amount=signed, kind=ledger_kind, action=action, reason=reason, reference=reference, actor=actor
+    )
+    return StaffMovement(transaction=txn, request=None, repeated=False)
+
+
+def _decide(*, request_id: int, actor: Any) -> MoneyRequest:
+    """The pending request, locked, after the checks every decision shares."""
+    if actor is None or not actor.has_perm("wallets.approve_money"):
+        raise NotAllowed("Only staff with the right to approve money requests may decide one.")
+    request = MoneyRequest.objects.select_for_update().select_related("player").filter(pk=request_id).first()
+    if request is None:
+        raise DomainError(f"There is no money request #{request_id}.")
+    if request.status != MoneyRequest.Status.PENDING:
+        raise RequestDecided(f"Money request #{request.pk} was already {request.get_status_display().lower()}.")
+    if actor.pk == request.requested_by_id:
+        raise FourEyes("A request must be approved by a different member of staff from the one who made it.")
+    if actor.pk == request.player_id:
+        raise OwnWallet("Nobody decides a money request for their own wallet.")
+    return request
+
+
+@transaction.atomic
+def money_request_approve(*, request_id: int, actor: Any, note: str = "") -> MoneyRequest:
+    """Approve a pending request and apply it, once: the request row is locked, a second approval (or a rejection
+    meanwhile) finds it decided. Refused to its own maker, to the player, and to staff without
+    ``wallets.approve_money``; an approval whose movement the wallet refuses (a withdrawal larger than the
+    balance) changes nothing and stays pending. Audited with the approver, besides the movement's own entry."""
+    request = _decide(request_id=request_id, actor=actor)
+    ledger_kind, action = _STAFF_KINDS[MoneyRequest.Kind(request.kind)]
+    txn = _operator_move(
+        user=request.player,
+        amount=request.amount,
+        kind=ledger_kind,
+        action=action,
+        reason=request.reason,
+        reference=f"request:{request.pk}",
+        actor=actor,
+    )
+    request.status = MoneyRequest.Status.APPROVED
+    request.decided_by, request.decided_at, request.decision_note = actor, timezone.now(), note.strip()[:200]
+    request.transaction = txn
+    request.save(update_fields=["status", "decided_by", "decided_at", "decision_note", "transaction"])
+    audit(
+        actor=actor,
+        action="wallet.request.approve",
+        target=request,
+        reason=request.decision_note,
+        before={"status": MoneyRequest.Status.PENDING},
+        after={"status": request.status, "transaction": txn.pk, "requested_by": request.requested_by_id},
+    )
+    return request
+
+
+@transaction.atomic
+def money_request_reject(*, request_id: int, actor: Any, note: str) -> MoneyRequest:
+    """Reject a pending request (with a reason): no money moves. The same checks as an approval."""
+    note = (note or "").strip()
+    if not note:
+        raise MissingReason("Say why the request is rejected.")
+    request = _decide(request_id=request_id, actor=actor)
+    request.status = MoneyRequest.Status.REJECTED
+    request.decided_by, request.decided_at, request.decision_note = actor, timezone.now(), note[:200]
+    request.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
+    audit(
+        actor=actor,
+        action="wallet.request.reject",
+        target=request,
+        reason=request.decision_note,
+        before={"status": MoneyRequest.Status.PENDING},
+        after={"status": request.status, "requested_by": request.requested_by_id},
+    )
+    return request
 
 
 @dataclass(frozen=True)
