@@ -103,7 +103,8 @@ def test_a_money_action_moves_exactly_the_amount_through_the_ledger_with_an_audi
     assert latest.balance_after == Decimal(balance_after)
     txn = latest.transaction
     assert (txn.kind, txn.reason, txn.actor) == (kind, "Support ticket 4411", operator)
-    assert txn.reference.startswith("once:") and txn.reference.endswith(f":{alice.pk}")
+    assert txn.reference.startswith("once:")
+    assert txn.reference.endswith(f":{alice.pk}")
     assert sorted(e.amount for e in txn.entries.all()) == sorted([Decimal(signed), -Decimal(signed)])
 
     [log] = audit_entries(f"wallet.{action}").filter(actor__isnull=False)
