@@ -1,13 +1,15 @@
 """Who reaches the admin, and what nobody can do there.
 
-Players never reach it; the Operators group (migration tables 0005) holds just the rights an operator needs;
-staff without the group are refused the tables and wallets; and nothing in the admin changes or deletes a
+Players never reach it; each staff role (baccarat_site/roles.py: Table operators, Cashiers, Supervisors,
+Auditors, made by migration accounts 0002) holds just the rights its duty needs and sees only the actions it
+may use; staff in no role are refused the tables and wallets; and nothing in the admin changes or deletes a
 bet, a round, a shoe, a ledger transaction or entry, or an audit entry (not even for a superuser).
 """
 
 from __future__ import annotations
 
 from importlib import import_module
+from io import StringIO
 from types import SimpleNamespace
 
 import pytest
@@ -18,6 +20,7 @@ from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 from django.urls import reverse
 
+from baccarat_site import roles
 from tables.models import Bet, Round, Shoe
 from tests.factories import make_user
 from tests.tables.services.rounds_kit import Clock, drive_to_state, fast_table, make_player, place
@@ -25,7 +28,10 @@ from wallets.models import LedgerEntry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
 
-OPERATOR_PERMISSIONS = {
+LOGIN = reverse("admin:login")
+
+
+TABLE_OPERATOR_PERMISSIONS = {
     "tables.view_variant",
     "tables.add_variant",
     "tables.change_variant",
@@ -40,24 +46,30 @@ OPERATOR_PERMISSIONS = {
     "tables.view_shoe",
     "tables.view_round",
     "tables.view_bet",
+}
+CASHIER_PERMISSIONS = {
     "wallets.view_wallet",
-    "wallets.change_wallet",
+    "wallets.move_money",
     "wallets.view_ledgertransaction",
     "wallets.view_ledgerentry",
-    "auditlog.view_logentry",
+    "wallets.view_moneyrequest",
 }
-LOGIN = reverse("admin:login")
+SUPERVISOR_EXTRA = {"wallets.approve_money", "auth.view_user"}
 
 
-def group_permissions() -> set[str]:
-    group = Group.objects.get(name="Operators")
+def group_permissions(name: str) -> set[str]:
+    group = Group.objects.get(name=name)
     return {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.select_related("content_type")}
 
 
-def make_operator(username: str = "op"):
-    user = make_user(username, is_staff=True)
-    user.groups.add(Group.objects.get(name="Operators"))
+def make_staff(role: str, username: str | None = None):
+    user = make_user(username or role.lower().replace(" ", "-"), is_staff=True)
+    user.groups.add(Group.objects.get(name=role))
     return user
+
+
+def make_operator(username: str = "op"):
+    return make_staff(roles.TABLE_OPERATORS, username)
 
 
 @pytest.fixture
@@ -88,25 +100,53 @@ def changelist(model) -> str:
     return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
 
 
-# ── the group ───────────────────────────────────────────────────────────────
+# ── the roles ───────────────────────────────────────────────────────────────
 
 
-def test_the_operators_group_exists_after_migrate_with_just_the_operator_permissions():
-    assert group_permissions() == OPERATOR_PERMISSIONS
+def test_each_role_holds_exactly_the_permissions_of_its_duty():
+    assert group_permissions(roles.TABLE_OPERATORS) == TABLE_OPERATOR_PERMISSIONS
+    assert group_permissions(roles.CASHIERS) == CASHIER_PERMISSIONS
+    assert group_permissions(roles.SUPERVISORS) == TABLE_OPERATOR_PERMISSIONS | CASHIER_PERMISSIONS | SUPERVISOR_EXTRA
+    auditor = group_permissions(roles.AUDITORS)
+    assert all(name.split(".")[1].startswith("view_") for name in auditor)
+    every_view = {
+        f"{p.content_type.app_label}.{p.codename}"
+        for p in Permission.objects.filter(
+            content_type__app_label__in=roles.AUDITED_APPS, codename__startswith="view_"
+        ).select_related("content_type")
+    }
+    assert auditor == every_view
+    assert {"auditlog.view_logentry", "wallets.view_ledgerentry", "tables.view_bet"} <= auditor
+    # Nobody but a supervisor both runs tables and moves money.
+    for role in (roles.TABLE_OPERATORS, roles.CASHIERS, roles.AUDITORS):
+        held = group_permissions(role)
+        assert not ({"wallets.move_money", "tables.change_table"} <= held), role
+    assert not Group.objects.filter(name="Operators").exists()
 
 
-def test_the_migration_creates_the_permissions_it_needs_on_a_fresh_database():
-    # As on a fresh database: none of these permissions exist yet when the migration runs.
-    Permission.objects.filter(content_type__app_label__in=["tables", "wallets", "auditlog"]).delete()
-    Group.objects.filter(name="Operators").delete()
-    migration = import_module("tables.migrations.0005_operators_group")
-    historical = MigrationLoader(connection).project_state(("tables", "0005_operators_group")).apps
+def test_a_permission_granted_by_hand_is_taken_back_at_the_next_migrate():
+    group = Group.objects.get(name=roles.CASHIERS)
+    group.permissions.add(Permission.objects.get(codename="change_table"))
+    roles.sync_roles()
+    assert group_permissions(roles.CASHIERS) == CASHIER_PERMISSIONS
 
-    migration.create_operators_group(historical, SimpleNamespace(connection=connection))
-    migration.create_operators_group(historical, SimpleNamespace(connection=connection))  # again: harmless
 
-    assert group_permissions() == OPERATOR_PERMISSIONS
-    assert Group.objects.filter(name="Operators").count() == 1
+def test_the_migration_turns_the_old_operators_into_table_operators_on_a_fresh_database():
+    # As on a database of the previous release: one Operators group, none of the new permissions yet.
+    Group.objects.filter(name__in=list(roles.ROLES)).delete()
+    Permission.objects.filter(codename__in=["move_money", "approve_money"]).delete()
+    old = Group.objects.create(name="Operators")
+    veteran = make_user("veteran", is_staff=True)
+    veteran.groups.add(old)
+    migration = import_module("baccarat_site.accounts.migrations.0002_staff_roles")
+    historical = MigrationLoader(connection).project_state(("accounts", "0002_staff_roles")).apps
+
+    migration.forwards(historical, SimpleNamespace(connection=connection))
+    migration.forwards(historical, SimpleNamespace(connection=connection))  # again: harmless
+
+    assert set(Group.objects.values_list("name", flat=True)) == set(roles.ROLES)
+    assert list(veteran.groups.values_list("name", flat=True)) == [roles.TABLE_OPERATORS]
+    assert group_permissions(roles.CASHIERS) >= {"wallets.move_money"}
 
 
 # ── players ─────────────────────────────────────────────────────────────────
@@ -142,9 +182,9 @@ def test_a_player_is_sent_to_the_admin_login_from_every_admin_page(client, recor
 RECORDED = ("bet", "round", "shoe", "ledgerentry", "ledgertransaction", "logentry")
 
 
-def assert_read_only(client, records) -> None:
-    """Every recorded row can be listed and viewed, never added, changed or deleted."""
-    for name in RECORDED:
+def assert_read_only(client, records, names=RECORDED) -> None:
+    """Every recorded row of ``names`` can be listed and viewed, never added, changed or deleted."""
+    for name in names:
         obj = records[name]
         model = type(obj)
         before = model.objects.filter(pk=obj.pk).values().get()
@@ -164,7 +204,9 @@ def assert_read_only(client, records) -> None:
 
 def test_an_operator_views_rounds_bets_and_shoes_but_nothing_recorded_can_be_changed_or_deleted(client, records):
     client.force_login(make_operator())
-    assert_read_only(client, records)
+    assert_read_only(client, records, ("bet", "round", "shoe"))
+    client.force_login(make_staff(roles.CASHIERS))
+    assert_read_only(client, records, ("ledgerentry", "ledgertransaction"))
 
 
 def test_the_demo_operator_a_superuser_cannot_change_or_delete_them_either(client, records):
@@ -172,20 +214,84 @@ def test_the_demo_operator_a_superuser_cannot_change_or_delete_them_either(clien
     assert_read_only(client, records)
 
 
-def test_an_operator_reaches_variants_tables_wallets_the_money_actions_and_the_audit_trail(client, records):
-    client.force_login(make_operator())
-    for name in ("variant", "table"):
-        assert client.get(reverse(f"admin:tables_{name}_changelist")).status_code == 200, name
-        assert client.get(reverse(f"admin:tables_{name}_add")).status_code == 200, name
+def test_an_auditor_views_everything_recorded_but_changes_nothing_either(client, records):
+    client.force_login(make_staff(roles.AUDITORS))
+    assert_read_only(client, records)
+
+
+def action_choices(response) -> set[str]:
+    form = response.context["action_form"]
+    return set(dict(form.fields["action"].choices)) - {""} if form is not None else set()
+
+
+# What each role may open: (URL name, args) → allowed for which roles.
+TO = roles.TABLE_OPERATORS
+CA = roles.CASHIERS
+SU = roles.SUPERVISORS
+AU = roles.AUDITORS
+PAGES = {
+    "admin:tables_variant_changelist": {TO, SU, AU},
+    "admin:tables_variant_add": {TO, SU},
+    "admin:tables_table_changelist": {TO, SU, AU},
+    "admin:tables_table_add": {TO, SU},
+    "admin:tables_round_changelist": {TO, SU, AU},
+    "admin:tables_bet_changelist": {TO, SU, AU},
+    "admin:wallets_wallet_changelist": {CA, SU, AU},
+    "admin:wallets_ledgerentry_changelist": {CA, SU, AU},
+    "admin:wallets_moneyrequest_changelist": {CA, SU, AU},
+    "admin:auditlog_logentry_changelist": {AU},
+    "admin:auth_user_changelist": {SU, AU},
+    "admin_floor:floor_live": {TO, SU, AU},
+    "admin_floor:floor_tables_report": {TO, SU, AU},
+    "admin_floor:floor_players_report": {CA, SU, AU},
+}
+
+
+@pytest.mark.parametrize("role", [TO, CA, SU, AU])
+def test_each_role_reaches_the_pages_of_its_duty_and_is_refused_the_others(client, records, role):
+    client.force_login(make_staff(role))
+    for name, allowed in PAGES.items():
+        status = client.get(reverse(name)).status_code
+        assert status == (200 if role in allowed else 403), (role, name, status)
+
+
+@pytest.mark.parametrize(
+    ("role", "wallet_actions", "request_actions"),
+    [
+        (TO, None, None),
+        (CA, {"deposit", "withdraw", "adjust"}, set()),
+        (SU, {"deposit", "withdraw", "adjust"}, {"approve", "reject"}),
+        (AU, set(), set()),
+    ],
+)
+def test_staff_see_only_the_money_actions_they_may_use(client, records, role, wallet_actions, request_actions):
+    client.force_login(make_staff(role))
     wallets = client.get(reverse("admin:wallets_wallet_changelist"))
-    assert wallets.status_code == 200
-    actions = dict(wallets.context["action_form"].fields["action"].choices)
-    assert {"deposit", "withdraw", "adjust"} <= set(actions)
-    assert client.get(reverse("admin:auditlog_logentry_changelist")).status_code == 200
-    assert client.get(reverse("admin_floor:floor_live")).status_code == 200
+    requests = client.get(reverse("admin:wallets_moneyrequest_changelist"))
+    if wallet_actions is None:
+        assert (wallets.status_code, requests.status_code) == (403, 403)
+        return
+    assert action_choices(wallets) == wallet_actions
+    assert action_choices(requests) == request_actions
 
 
-def test_staff_outside_the_operators_group_are_refused_the_tables_and_wallets(client, records):
+def test_a_table_operator_cannot_move_money_even_by_posting_the_action(client, records):
+    from wallets.models import Wallet
+
+    client.force_login(make_operator())
+    wallet = Wallet.objects.filter(kind="player").first()
+    before = wallet.balance
+    response = client.post(
+        reverse("admin:wallets_wallet_changelist"),
+        {"action": "deposit", "_selected_action": [wallet.pk], "apply": "Go", "amount": "5.00",
+         "reason": "Paying myself", "key": "k" * 32},
+    )  # fmt: skip
+    assert response.status_code == 403
+    wallet.refresh_from_db()
+    assert wallet.balance == before
+
+
+def test_staff_in_no_role_are_refused_the_tables_and_wallets(client, records):
     client.force_login(make_user("clerk", is_staff=True))
     models = [m for m in admin.site._registry if m._meta.app_label in ("tables", "wallets", "auditlog")]
     assert {Bet, Round, Shoe, LedgerEntry, LedgerTransaction, LogEntry} <= set(models)
@@ -197,3 +303,17 @@ def test_staff_outside_the_operators_group_are_refused_the_tables_and_wallets(cl
     index = client.get(reverse("admin:index"))
     assert index.status_code == 200
     assert index.context["app_list"] == []
+
+
+def test_the_demo_has_one_staff_account_per_role_and_none_is_a_superuser(settings):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("load_demo", stdout=StringIO())
+    call_command("load_demo", stdout=StringIO())  # again: harmless
+    users = get_user_model().objects
+    for username, role in (("operator", TO), ("cashier", CA), ("supervisor", SU), ("auditor", AU)):
+        user = users.get(username=username)
+        assert list(user.groups.values_list("name", flat=True)) == [role]
+        assert (user.is_staff, user.is_superuser) == (True, False)
+    assert LedgerTransaction.objects.filter(reference__startswith="demo:initial", kind="deposit").count() == 3
