@@ -251,10 +251,12 @@ class WalletAdmin(ReadOnlyAdmin):
 class MoneyRequestAdmin(ReadOnlyAdmin):
     """The approvals queue: pending requests first; Approve and Reject for staff with ``wallets.approve_money``."""
 
-    list_display = (
-        "id", "player", "kind", "signed_amount", "reason", "requested_by", "requested_at", "status", "decided_by",
-        "decided_at", "decision_note", "ledger",
+    list_display = ("id", "status", "player", "kind", "signed_amount", "reason", "requested_by", "decided_by", "ledger")
+    fields = (
+        ("player", "kind", "signed_amount"), "reason", ("status", "ledger"), ("requested_by", "requested_at"),
+        ("decided_by", "decided_at"), "decision_note",
     )  # fmt: skip
+    readonly_fields = ("signed_amount", "ledger")
     list_filter = ("status", "kind")
     search_fields = ("player__username", "requested_by__username", "decided_by__username", "reason")
     list_select_related = ("player", "requested_by", "decided_by")
