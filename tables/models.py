@@ -587,11 +587,11 @@ class RiskAlert(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices)
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="risk_alerts")
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="risk_alerts")
-    # The player (none for a table's exposure); for linked accounts, the one on Player.
+    # The player (none for a table's exposure); for linked accounts, the one of the two with the lower id.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="risk_alerts"
     )
-    # Linked accounts: the account on Banker.
+    # Linked accounts: the other account (the sentence in ``detail`` says who backed which side).
     other_user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

@@ -90,3 +90,23 @@ def test_a_trusted_proxy_header_gives_the_client_address(settings):
     )
 
     assert SignIn.objects.get().ip_address == "203.0.113.44"
+
+
+def test_a_supervisor_finds_everyone_who_signed_in_from_an_address():
+    from django.contrib.auth.models import Group
+
+    from baccarat_site import roles
+
+    make_user("alice")
+    make_user("bob")
+    for name in ("alice", "bob"):
+        Client(REMOTE_ADDR="203.0.113.7").post("/accounts/login/", {"username": name, "password": PASSWORD})
+    supervisor = make_user("sam", is_staff=True)
+    supervisor.groups.add(Group.objects.get(name=roles.SUPERVISORS))
+    staff = Client()
+    staff.force_login(supervisor)
+
+    page = staff.get("/admin/accounts/signin/", {"q": "203.0.113.7"})
+
+    assert page.status_code == 200
+    assert [s.user.username for s in page.context["cl"].result_list] == ["bob", "alice"]

@@ -288,3 +288,16 @@ def risk_alert_acknowledge(*, alert_id: int, actor: Any, note: str = "") -> Risk
         after={"acknowledged_at": now, "acknowledged_by": actor.get_username()},
     )
     return alert
+
+
+def risk_scan_recent(*, hours: float) -> tuple[int, int]:
+    """Scan again every round whose betting closed in the last ``hours`` (e.g. after a broker outage lost the
+    tasks); returns (rounds scanned, new alerts). Already raised alerts are not raised again."""
+    since = timezone.now() - timedelta(hours=hours)
+    round_ids = list(
+        Round.objects.filter(closed_at__gte=since)
+        .exclude(state__in=_NOT_SCANNED)
+        .order_by("id")
+        .values_list("pk", flat=True)
+    )
+    return len(round_ids), sum(risk_scan_round(round_id=round_id) for round_id in round_ids)

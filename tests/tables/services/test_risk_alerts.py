@@ -234,3 +234,20 @@ def test_an_auditor_cannot_acknowledge(alert):
     alert.refresh_from_db()
     assert alert.is_open
     assert not LogEntry.objects.get_for_object(alert).exists()
+
+
+def test_the_risk_scan_command_raises_what_lost_tasks_missed_once(betting_round, player, place):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    place(player("alice", "5000.00"), betting_round, ("banker", "1500.00"))
+    Round.objects.filter(pk=betting_round.pk).update(state=Round.State.CLOSED, closed_at=timezone.now())
+    out = StringIO()
+
+    call_command("risk_scan", "--hours", "1", stdout=out)
+    call_command("risk_scan", "--hours", "1", stdout=out)
+
+    assert out.getvalue().splitlines() == ["1 round(s) scanned; 1 new alert(s)", "1 round(s) scanned; 0 new alert(s)"]
+    assert RiskAlert.objects.get().kind == Kind.LARGE_BET
