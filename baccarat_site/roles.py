@@ -43,6 +43,8 @@ _TABLES: Grants = {
         "shoe": ("view",),
         "round": ("view",),
         "bet": ("view",),
+        # Risk alerts on the live floor (tables.services.risk): seen and acknowledged on the floor.
+        "riskalert": ("view", "acknowledge_riskalert"),
     },
 }
 
@@ -58,6 +60,8 @@ _MONEY: Grants = {
 _APPROVALS: Grants = {
     "wallets": {"wallet": ("approve_money",), "moneyrequest": ("view",)},
     "auth": {"user": ("view",)},
+    # Who signed in from where: what a linked-accounts alert rests on.
+    "accounts": {"signin": ("view",)},
 }
 
 

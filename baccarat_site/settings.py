@@ -152,6 +152,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Answers a locked-out sign-in with the lockout page (or JSON under /api/): after the others, as axes asks.
     "axes.middleware.AxesMiddleware",
+    # Gives a browser its device cookie when it first signs in (the risk alerts' linked accounts).
+    "baccarat_site.accounts.middleware.DeviceCookieMiddleware",
     "baccarat_site.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI
 ]
 
@@ -181,6 +183,21 @@ AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
 # API tokens (POST /api/auth/token/) expire this many seconds after they were issued; asking again after
 # that issues a new one (the old key stops working).
 API_TOKEN_TTL_SECONDS = int(env_str("API_TOKEN_TTL_SECONDS", str(7 * 24 * 3600)))
+
+# Sign-in records (accounts.SignIn) and the device cookie a browser is given at its first sign-in (two years).
+DEVICE_COOKIE_NAME = env_str("DEVICE_COOKIE_NAME", "casino_device")
+DEVICE_COOKIE_AGE = env_int("DEVICE_COOKIE_AGE", 2 * 365 * 24 * 3600)
+# The request header (a META key such as HTTP_X_REAL_IP) a trusted proxy sets to the client's address; empty:
+# the connection's address (REMOTE_ADDR). Behind a proxy without it every sign-in shares the proxy's address.
+SIGNIN_ADDRESS_HEADER = env_str("SIGNIN_ADDRESS_HEADER")
+
+# Risk alerts on the live floor (tables.services.risk): a single bet, a player's winnings on one round, and a
+# round's worst-case exposure above these raise an alert; so do linked accounts (a shared sign-in address or
+# device within RISK_LINK_DAYS) backing Player and Banker in the same round.
+RISK_BET_THRESHOLD = env_str("RISK_BET_THRESHOLD", "5000.00")
+RISK_WIN_THRESHOLD = env_str("RISK_WIN_THRESHOLD", "20000.00")
+RISK_EXPOSURE_THRESHOLD = env_str("RISK_EXPOSURE_THRESHOLD", "50000.00")
+RISK_LINK_DAYS = env_int("RISK_LINK_DAYS", 30)
 
 ROOT_URLCONF = "baccarat_site.urls"
 WSGI_APPLICATION = None

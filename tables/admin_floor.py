@@ -28,6 +28,7 @@ from django.utils.http import urlencode
 
 from tables.models import Round, Table
 from tables.selectors import reports
+from tables.selectors import risk as risk_selectors
 
 app_name = "admin_floor"
 
@@ -127,12 +128,68 @@ def _optional_url(name: str, *args: Any) -> str | None:
         return None
 
 
+@dataclass(frozen=True)
+class BackOfficePage:
+    """A page of the back office and who may open it: any one of ``perms`` (each a set all of which are needed)."""
+
+    label: str
+    url_names: tuple[str, ...]  # tried in turn; the first that reverses is the link
+    perms: tuple[tuple[str, ...], ...]
+    description: str
+    query: str = ""
+
+
+#: The operators' pages beyond the model lists, in the order the admin home and the floor's menu show them.
+BACK_OFFICE = (
+    BackOfficePage(
+        "Live floor",
+        ("admin_floor:floor_live", "admin:floor_live"),
+        (("tables.view_table", "tables.view_bet"),),
+        "Every table now: round, countdown, players, stakes, worst-case exposure, GGR today, open risk alerts.",
+    ),
+    BackOfficePage(
+        "Tables by day",
+        ("admin_floor:floor_tables_report", "admin:floor_tables_report"),
+        (("tables.view_bet", "tables.view_round"),),
+        "Per table and UTC day: rounds, bets, turnover, payouts, GGR, actual and theoretical hold (CSV too).",
+    ),
+    BackOfficePage(
+        "Players by day",
+        ("admin_floor:floor_players_report", "admin:floor_players_report"),
+        (("wallets.view_ledgerentry", "wallets.view_wallet"),),
+        "Per player and UTC day, from the ledger: opening balance, stakes, payouts, refunds, closing (CSV too).",
+    ),
+    BackOfficePage(
+        "Risk alerts",
+        ("admin:tables_riskalert_changelist",),
+        (("tables.view_riskalert",),),
+        "Large bets and wins, table exposure, linked accounts on both sides of a round: open ones first.",
+        "?status=open",
+    ),
+    BackOfficePage(
+        "Approvals",
+        ("admin:wallets_moneyrequest_changelist",),
+        (("wallets.approve_money",), ("wallets.view_moneyrequest",)),
+        "Money requests over the approval threshold, waiting for a second member of staff.",
+    ),
+)
+
+
+def back_office_links(request: HttpRequest) -> list[tuple[str, str, str]]:
+    """``[(label, url, description)]`` of the back-office pages ``request.user`` may use (and that exist)."""
+    user = request.user
+    links = []
+    for page in BACK_OFFICE:
+        if not any(user.has_perms(perms) for perms in page.perms):
+            continue
+        url = next((u for name in page.url_names if (u := _optional_url(name)) is not None), None)
+        if url is not None:
+            links.append((page.label, url + page.query, page.description))
+    return links
+
+
 def _nav(request: HttpRequest) -> list[tuple[str, str]]:
-    return [
-        ("Live floor", _url(request, "floor_live")),
-        ("Tables by day", _url(request, "floor_tables_report")),
-        ("Players by day", _url(request, "floor_players_report")),
-    ]
+    return [(label, url) for label, url, _description in back_office_links(request)]
 
 
 def _require(request: HttpRequest, *perms: str) -> None:
@@ -183,7 +240,28 @@ def floor_view(request: HttpRequest) -> TemplateResponse:
         refresh=refresh,
         today=reports.utc_today(),
         pause_url=_url(request, "floor_live") + "?refresh=0",
+        **_floor_alerts(request),
     )
+
+
+def _floor_alerts(request: HttpRequest) -> dict[str, Any]:
+    """The open risk alerts, newest first, with their links (for staff who may see them)."""
+    if not request.user.has_perm("tables.view_riskalert"):
+        return {}
+    from tables.admin_risk import acknowledge_link, player_links, round_link
+
+    alerts, count = risk_selectors.open_alerts()
+    for alert in alerts:
+        alert.round_url = round_link(request, alert)  # type: ignore[attr-defined]
+        alert.players = player_links(request, alert)  # type: ignore[attr-defined]
+        ack = acknowledge_link(request, alert)
+        alert.ack_url = f"{ack}?next=floor" if ack else None  # type: ignore[attr-defined]
+    return {
+        "alerts": alerts,
+        "alerts_open": count,
+        "alerts_url": _optional_url("admin:tables_riskalert_changelist"),
+        "show_alerts": True,
+    }
 
 
 # ── reports ─────────────────────────────────────────────────────────────────

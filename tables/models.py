@@ -570,6 +570,68 @@ class Bet(models.Model):
         return self.round_stake.get_status_display()
 
 
+class RiskAlert(models.Model):
+    """Something on the floor a supervisor should look at, raised by ``tables.services.risk`` for one round.
+
+    One row per (kind, round, player, linked player), whatever how often a round is scanned: the scan inserts
+    with ``ON CONFLICT DO NOTHING`` against ``risk_alert_once``. Open until a staff member acknowledges it
+    (``acknowledged_by``/``acknowledged_at``, with an optional note, audited).
+    """
+
+    class Kind(models.TextChoices):
+        LARGE_BET = "large_bet", "Large bet"
+        LARGE_WIN = "large_win", "Large win"
+        EXPOSURE = "exposure", "Table exposure"
+        LINKED_ACCOUNTS = "linked", "Linked accounts on Player and Banker"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="risk_alerts")
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="risk_alerts")
+    # The player (none for a table's exposure); for linked accounts, the one of the two with the lower id.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="risk_alerts"
+    )
+    # Linked accounts: the other account (the sentence in ``detail`` says who backed which side).
+    other_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    detail = models.CharField("what happened", max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True, help_text="The acknowledging staff member's note.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        permissions = [("acknowledge_riskalert", "Can acknowledge risk alerts")]
+        indexes = [
+            models.Index(fields=["-created_at"], condition=Q(acknowledged_at__isnull=True), name="risk_alert_open"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "round", "user", "other_user"], nulls_distinct=False, name="risk_alert_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["large_bet", "large_win", "exposure", "linked"]), name="risk_alert_kind_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(acknowledged_at__isnull=True, acknowledged_by__isnull=True)
+                | Q(acknowledged_at__isnull=False, acknowledged_by__isnull=False),
+                name="risk_alert_acknowledged_by_someone",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.detail}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.acknowledged_at is None
+
+
 # Configuration changes are audited row by row (who, when, before → after); operator actions that are not
 # a plain save are recorded by the services with baccarat_site.audit.audit.
 auditlog.register(Variant)

@@ -8,7 +8,10 @@
   one runner per table through an advisory lock), then queue itself for the table's next deadline
   (``eta``), so windows close and cards fall on time rather than on the next tick.
 
-Both are safe to run twice: a step that is not due, or was already done, is a no-op.
+- ``risk_scan(round_id)``: the round's risk alerts (``tables.services.risk``), queued by the round's closing and
+  its settlement.
+
+All are safe to run twice: a step that is not due, or was already done, is a no-op.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from django.utils import timezone
 from baccarat_site.celery import app
 from tables import events
 from tables.selectors.tables import due_table_ids
-from tables.services import ticker
+from tables.services import risk, ticker
 
 # A queued advance older than this is pointless: the beat will have queued a fresh one.
 ADVANCE_EXPIRES_SECONDS = 30
@@ -45,3 +48,10 @@ def table_advance(table_id: int) -> list[str]:
             args=[table_id], eta=next_at, expires=next_at + timedelta(seconds=ADVANCE_EXPIRES_SECONDS)
         )
     return steps
+
+
+@app.task(name="tables.tasks.risk_scan", ignore_result=True)
+def risk_scan(round_id: int) -> int:
+    """Raise the risk alerts of one round (``tables.services.risk``), queued after its betting closes and after
+    it settles; safe to run twice (each alert is raised once)."""
+    return risk.risk_scan_round(round_id=round_id)

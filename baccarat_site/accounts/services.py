@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -11,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
-from baccarat_site.accounts.models import Profile
+from baccarat_site.accounts.models import Profile, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.errors import Conflict, DomainError
 from tables.selectors.tables import table_minimum_stake
@@ -74,6 +76,7 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
         if token_expired(token.created):
             token.delete()
             token = Token.objects.create(user=user)
+        sign_in_record(user=user, request=request, method=SignIn.Method.API_TOKEN)
     return token, token_expires_at(token.created)
 
 
@@ -81,3 +84,33 @@ def player_refill(*, user: Any) -> LedgerTransaction:
     """Top the player's play money back up (``wallets.services.wallet_refill``), when their balance is below
     the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``)."""
     return wallet_refill(user=user, minimum_stake=table_minimum_stake())
+
+
+def sign_in_record(*, user: Any, request: HttpRequest | None, method: str = SignIn.Method.PAGE) -> SignIn:
+    """Record a successful sign-in: the address (``REMOTE_ADDR``, or the header a trusted proxy sets, named by
+    ``SIGNIN_ADDRESS_HEADER``), the browser and the device cookie. A browser without the cookie is given a new
+    device id here; :class:`baccarat_site.accounts.middleware.DeviceCookieMiddleware` sets it on the response."""
+    address, agent, device = None, "", ""
+    if request is not None:
+        meta = request.META
+        raw = meta.get(settings.SIGNIN_ADDRESS_HEADER or "REMOTE_ADDR") or meta.get("REMOTE_ADDR") or ""
+        address = _valid_address(str(raw).split(",")[0].strip())
+        agent = str(meta.get("HTTP_USER_AGENT", ""))[:300]
+        device = _device_id_of(request)
+        if not device and method == SignIn.Method.PAGE:
+            device = secrets.token_urlsafe(24)
+            request.new_device_id = device  # type: ignore[attr-defined]
+    return SignIn.objects.create(user=user, method=method, ip_address=address, user_agent=agent, device_id=device)
+
+
+def _valid_address(raw: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(raw)) if raw else None
+    except ValueError:
+        return None
+
+
+def _device_id_of(request: HttpRequest) -> str:
+    """The browser's device cookie, if it looks like one of ours (random URL-safe text, at most 64 characters)."""
+    value = request.COOKIES.get(settings.DEVICE_COOKIE_NAME, "")
+    return value if 16 <= len(value) <= 64 and value.replace("-", "").replace("_", "").isalnum() else ""

@@ -58,7 +58,7 @@ from tables.selectors.tables import (
     round_limits,
     shoe_roads,
 )
-from tables.services import settlement
+from tables.services import risk, settlement
 
 logger = logging.getLogger(__name__)
 
@@ -205,6 +205,7 @@ def round_close(*, round_id: int, now: datetime | None = None) -> bool:
         return False
     round_ = Round.objects.get(pk=round_id)
     set_next_action(round_.table_id, now)
+    risk.risk_scan_later(round_id=round_id)  # after the commit, in a task: the bets are final now
     table_event(
         round_.table_id,
         {
@@ -361,4 +362,5 @@ def round_finish(*, round_id: int, now: datetime | None = None) -> bool:
         return False
     next_at = (round_.result_at or now) + timedelta(seconds=round_.table.result_seconds)
     set_next_action(round_.table_id, max(next_at, now))
+    risk.risk_scan_later(round_id=round_id)  # the wins, after the commit, in a task
     return True
