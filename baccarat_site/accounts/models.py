@@ -58,3 +58,61 @@ class SignIn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} signed in from {self.ip_address or 'unknown address'} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class Restriction(models.Model):
+    """A stop on a player's play: while active, sign-in, API tokens and bets are refused.
+
+    - ``suspension``: by staff with ``accounts.suspend_player``, with a reason, until a staff member reinstates.
+    - ``time_out`` / ``self_exclusion``: by the player, for a fixed period (docs/api.md); never lifted early,
+      by the player or by staff (the database refuses a lift).
+    - ``closure``: the account closed by staff; permanent.
+
+    Active means ``starts_at <= now < ends_at`` (no end: until lifted) and not lifted. Rows are never deleted;
+    lifting records who, when and why.
+    """
+
+    class Kind(models.TextChoices):
+        SUSPENSION = "suspension", "Suspended by staff"
+        TIME_OUT = "time_out", "Time-out"
+        SELF_EXCLUSION = "self_exclusion", "Self-exclusion"
+        CLOSURE = "closure", "Account closed"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="restrictions")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    lift_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-starts_at", "-id"]
+        permissions = [("suspend_player", "Can suspend, reinstate and close a player's account")]
+        indexes = [
+            models.Index(fields=["user"], condition=Q(lifted_at__isnull=True), name="restriction_unlifted"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ends_at__isnull=True) | Q(ends_at__gt=models.F("starts_at")), name="restriction_ends_after"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["time_out", "self_exclusion"])
+                | (Q(ends_at__isnull=False) & Q(lifted_at__isnull=True) & Q(created_by__isnull=True)),
+                name="restriction_players_own_run_their_course",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["suspension", "closure"]) | Q(created_by__isnull=False),
+                name="restriction_staff_ones_have_their_author",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        until = f" until {self.ends_at:%Y-%m-%d %H:%M} UTC" if self.ends_at else ""
+        return f"{self.get_kind_display()} of {self.user}{until}"

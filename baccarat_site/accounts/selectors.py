@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from baccarat_site.accounts.models import Profile
+from django.db.models import F, Q
+from django.utils import timezone
+
+from baccarat_site.accounts.models import Profile, Restriction
 from baccarat_site.money import display
 from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
@@ -57,3 +61,20 @@ def session_user(*, session_key: str | None) -> Any | None:
     # get_user reads only request.session. The backend refuses inactive users; the hash check catches the rest.
     user = auth.get_user(cast("HttpRequest", _Request()))
     return user if user.is_authenticated else None
+
+
+def active_restriction(*, user_id: int, now: datetime | None = None) -> Restriction | None:
+    """The restriction that stops the player now (the one ending last; a permanent one first), or None."""
+    moment = now or timezone.now()
+    found = (
+        Restriction.objects.filter(user_id=user_id, lifted_at__isnull=True, starts_at__lte=moment)
+        .filter(Q(ends_at__isnull=True) | Q(ends_at__gt=moment))
+        .order_by(F("ends_at").desc(nulls_first=True))
+        .first()
+    )
+    return found
+
+
+def restriction_history(*, user_id: int) -> list[Restriction]:
+    """Every restriction the player has had, newest first (the admin's player page)."""
+    return list(Restriction.objects.filter(user_id=user_id).select_related("created_by", "lifted_by"))

@@ -1,20 +1,28 @@
-"""Everything the accounts app writes: a new player (with their starting money), their preferences."""
+"""Everything the accounts app writes: a new player (with their starting money), their preferences, API tokens,
+and the stops on a player's play (restrictions: a staff suspension or closure, the player's own time-out or
+self-exclusion)."""
 
 from __future__ import annotations
 
 import ipaddress
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from dateutil.relativedelta import relativedelta
 from django.conf import settings
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, get_user_model
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
-from baccarat_site.accounts.models import Profile, SignIn
+from baccarat_site.accounts import selectors
+from baccarat_site.accounts.models import Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
+from baccarat_site.audit import audit
 from baccarat_site.errors import Conflict, DomainError
 from tables.selectors.tables import table_minimum_stake
 from wallets.models import LedgerTransaction
@@ -71,6 +79,9 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
         raise DomainError(lockout_detail(settings.AXES_COOLOFF_TIME.seconds // 60), code=CODE, status=429)
     if user is None:
         raise DomainError("Unable to sign in with those credentials.", code="invalid_credentials")
+    stop = selectors.active_restriction(user_id=user.pk)
+    if stop is not None:
+        raise restriction_refusal(stop)
     with transaction.atomic():
         token, _created = Token.objects.select_for_update().get_or_create(user=user)
         if token_expired(token.created):
@@ -114,3 +125,162 @@ def _device_id_of(request: HttpRequest) -> str:
     """The browser's device cookie, if it looks like one of ours (random URL-safe text, at most 64 characters)."""
     value = request.COOKIES.get(settings.DEVICE_COOKIE_NAME, "")
     return value if 16 <= len(value) <= 64 and value.replace("-", "").replace("_", "").isalnum() else ""
+
+
+# ── restrictions: suspension, closure, time-out, self-exclusion ─────────────
+
+
+class NotAllowed(DomainError):
+    code = "not_allowed"
+    status = 403
+
+
+#: A player's own stops (docs/api.md): period → its length. Months and years are calendar ones.
+TIME_OUT_PERIODS: dict[str, relativedelta | timedelta] = {
+    "24h": timedelta(hours=24),
+    "7d": timedelta(days=7),
+    "30d": timedelta(days=30),
+    "6w": timedelta(weeks=6),
+}
+SELF_EXCLUSION_PERIODS: dict[str, relativedelta | timedelta] = {
+    "6m": relativedelta(months=6),
+    "1y": relativedelta(years=1),
+    "5y": relativedelta(years=5),
+}
+#: Restriction kind → the code a refused sign-in, token or bet carries.
+REFUSAL_CODES = {
+    Restriction.Kind.SUSPENSION: "account_suspended",
+    Restriction.Kind.CLOSURE: "account_closed",
+    Restriction.Kind.TIME_OUT: "timed_out",
+    Restriction.Kind.SELF_EXCLUSION: "self_excluded",
+}
+
+
+def _restricted_key(user_id: int) -> str:
+    return f"restricted:{user_id}"
+
+
+def restriction_refusal(stop: Restriction) -> DomainError:
+    """The error (403, docs/api.md's code) for what ``stop`` refuses, in the player's language, saying until when."""
+    until = formats.date_format(stop.ends_at, "Y-m-d H:i") + " UTC" if stop.ends_at else ""
+    detail = {
+        Restriction.Kind.SUSPENSION: _("This account is suspended. Please contact support."),
+        Restriction.Kind.CLOSURE: _("This account is closed."),
+        Restriction.Kind.TIME_OUT: _("You are taking a time-out until %(until)s.") % {"until": until},
+        Restriction.Kind.SELF_EXCLUSION: _("You have excluded yourself from play until %(until)s.") % {"until": until},
+    }[Restriction.Kind(stop.kind)]
+    return DomainError(detail, code=REFUSAL_CODES[Restriction.Kind(stop.kind)], status=403)
+
+
+def _stop_play(*, user: Any, stop: Restriction) -> None:
+    """What every new restriction does at once: API tokens revoked, and a mark that ends the player's signed-in
+    sessions at their next request (baccarat_site.accounts.middleware), set after commit. Bets are refused from
+    the database row itself (tables.services.placement), whatever the mark."""
+    Token.objects.filter(user=user).delete()
+    timeout = None if stop.ends_at is None else max(1, int((stop.ends_at - timezone.now()).total_seconds()) + 1)
+    transaction.on_commit(lambda: cache.set(_restricted_key(user.pk), stop.kind, timeout=timeout))
+
+
+def _staff_reason(actor: Any, reason: str) -> str:
+    """The reason of a staff action on a player, after checking the actor may act on players."""
+    if actor is None or not actor.has_perm("accounts.suspend_player"):
+        raise NotAllowed("Only staff with the right to suspend players may do this.")
+    reason = (reason or "").strip()
+    if len(reason) < 3:
+        raise DomainError(
+            "Give a reason (at least 3 characters): it is kept in the audit trail.", code="reason_required"
+        )
+    return reason
+
+
+def _player(user: Any) -> None:
+    if user.is_staff or user.is_superuser:
+        raise DomainError("Staff accounts are not restricted here: a superuser deactivates them.", code="not_a_player")
+
+
+@transaction.atomic
+def player_suspend(*, user: Any, reason: str, actor: Any) -> Restriction:
+    """Suspend a player (staff with ``accounts.suspend_player``, a reason required): sign-in, tokens and bets are
+    refused until :func:`player_reinstate`. Suspending a suspended player changes nothing and returns the stop in
+    force. Audited with who, before and after."""
+    return _staff_restriction(user=user, reason=reason, actor=actor, kind=Restriction.Kind.SUSPENSION)
+
+
+@transaction.atomic
+def player_close(*, user: Any, reason: str, actor: Any) -> Restriction:
+    """Close a player's account for good (staff with ``accounts.suspend_player``). Audited."""
+    return _staff_restriction(user=user, reason=reason, actor=actor, kind=Restriction.Kind.CLOSURE)
+
+
+def _staff_restriction(*, user: Any, reason: str, actor: Any, kind: str) -> Restriction:
+    reason = _staff_reason(actor, reason)
+    _player(user)
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one decision at a time per player
+    same = Restriction.objects.filter(user=user, kind=kind, lifted_at__isnull=True).first()
+    if same is not None:
+        return same
+    before = selectors.active_restriction(user_id=user.pk)
+    stop = Restriction.objects.create(
+        user=user, kind=kind, starts_at=timezone.now(), reason=reason[:200], created_by=actor
+    )
+    audit(
+        actor=actor,
+        action=f"player.{'suspend' if kind == Restriction.Kind.SUSPENSION else 'close'}",
+        target=user,
+        reason=reason,
+        before={"restriction": before.kind if before else None},
+        after={"restriction": kind},
+    )
+    _stop_play(user=user, stop=stop)
+    return stop
+
+
+@transaction.atomic
+def player_reinstate(*, user: Any, reason: str, actor: Any) -> int:
+    """Lift a staff suspension (a closure, a time-out and a self-exclusion stay). Returns how many were lifted.
+    Audited."""
+    reason = _staff_reason(actor, reason)
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    now = timezone.now()
+    lifted = Restriction.objects.filter(user=user, kind=Restriction.Kind.SUSPENSION, lifted_at__isnull=True).update(
+        lifted_at=now, lifted_by=actor, lift_reason=reason[:200]
+    )
+    if lifted:
+        after = selectors.active_restriction(user_id=user.pk, now=now)
+        audit(
+            actor=actor,
+            action="player.reinstate",
+            target=user,
+            reason=reason,
+            before={"restriction": Restriction.Kind.SUSPENSION},
+            after={"restriction": after.kind if after else None},
+        )
+        if after is None:
+            transaction.on_commit(lambda: cache.delete(_restricted_key(user.pk)))
+    return lifted
+
+
+@transaction.atomic
+def player_self_restrict(*, user: Any, kind: str, period: str) -> Restriction:
+    """The player's own time-out (``24h``, ``7d``, ``30d``, ``6w``) or self-exclusion (``6m``, ``1y``, ``5y``),
+    from now. It cannot be shortened or lifted early by anyone; taking another while one runs keeps the longer
+    end. Audited with the player as actor."""
+    periods = TIME_OUT_PERIODS if kind == Restriction.Kind.TIME_OUT else SELF_EXCLUSION_PERIODS
+    if kind not in (Restriction.Kind.TIME_OUT, Restriction.Kind.SELF_EXCLUSION):
+        raise DomainError(f"Unknown restriction {kind!r}.")
+    if period not in periods:
+        raise DomainError(
+            _("Choose one of these periods: %(periods)s.") % {"periods": ", ".join(periods)}, code="invalid_period"
+        )
+    _player(user)
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    now = timezone.now()
+    stop = Restriction.objects.create(user=user, kind=kind, starts_at=now, ends_at=now + periods[period])
+    audit(actor=user, action=f"player.{kind}", target=user, after={"restriction": kind, "until": stop.ends_at})
+    _stop_play(user=user, stop=selectors.active_restriction(user_id=user.pk, now=now) or stop)
+    return stop
+
+
+def restriction_marked(*, user_id: int) -> bool:
+    """Whether the player's sessions are to end (the mark :func:`_stop_play` sets; cheap, read on every page)."""
+    return cache.get(_restricted_key(user_id)) is not None
