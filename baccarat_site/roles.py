@@ -5,7 +5,8 @@
 - **Cashiers** move money: deposits, withdrawals and adjustments (``wallets.move_money``), and read the wallets
   and the ledger. A movement over ``settings.MONEY_APPROVAL_THRESHOLD`` becomes a request that another staff
   member with ``wallets.approve_money`` must approve.
-- **Supervisors** hold both duties and approve money requests; they also act on players.
+- **Supervisors** hold both duties and approve money requests; they also act on players (suspend, reinstate,
+  close an account: ``accounts.suspend_player``).
 - **Auditors** read everything (every ``view_*`` permission of the casino's apps, the audit trail, the
   reports) and change nothing.
 
@@ -60,8 +61,8 @@ _MONEY: Grants = {
 _APPROVALS: Grants = {
     "wallets": {"wallet": ("approve_money",), "moneyrequest": ("view",)},
     "auth": {"user": ("view",)},
-    # Who signed in from where: what a linked-accounts alert rests on.
-    "accounts": {"signin": ("view",)},
+    # Who signed in from where: what a linked-accounts alert rests on. Suspending, reinstating, closing players.
+    "accounts": {"signin": ("view",), "restriction": ("view", "suspend_player"), "player": ("view",)},
 }
 
 

@@ -154,6 +154,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
     # Gives a browser its device cookie when it first signs in (the risk alerts' linked accounts).
     "baccarat_site.accounts.middleware.DeviceCookieMiddleware",
+    # Signs out a player whom a suspension, closure, time-out or self-exclusion has just stopped.
+    "baccarat_site.accounts.middleware.RestrictedSessionMiddleware",
     "baccarat_site.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI
 ]
 

@@ -1,12 +1,23 @@
-"""Sign-ins in the admin, read-only: who signed in when, from which address, browser and device (what a
-linked-accounts risk alert rests on)."""
+"""Players and sign-ins in the admin. Sign-ins are read-only: who signed in when, from which address, browser and
+device (what a linked-accounts risk alert rests on). Players are listed with whether their play is stopped; staff
+with ``accounts.suspend_player`` (Supervisors) suspend, reinstate and close accounts through the services."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from baccarat_site.accounts.models import SignIn
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+
+from baccarat_site.accounts import selectors, services
+from baccarat_site.accounts.models import Player, Restriction, SignIn
 from baccarat_site.adminkit import ReadOnlyAdmin
+from baccarat_site.errors import DomainError
 
 
 @admin.register(SignIn)
@@ -18,3 +29,105 @@ class SignInAdmin(ReadOnlyAdmin):
     search_help_text = "A username, or an exact address or device id: everyone who signed in from it."
     date_hierarchy = "at"
     show_full_result_count = False
+
+
+# ── players: their stops ────────────────────────────────────────────────────
+
+
+class PlayerActionForm(forms.Form):
+    reason = forms.CharField(
+        min_length=3,
+        max_length=200,
+        widget=forms.TextInput(attrs={"size": 80}),
+        help_text="Why: kept with the player's record and in the audit trail.",
+    )
+
+
+#: action → (title, service, past tense for the message)
+PLAYER_ACTIONS: dict[str, tuple[str, Callable[..., Any], str]] = {
+    "suspend": ("Suspend the selected players", services.player_suspend, "suspended"),
+    "reinstate": ("Reinstate the selected players", services.player_reinstate, "reinstated"),
+    "close_account": ("Close the selected players' accounts", services.player_close, "closed"),
+}
+
+
+if TYPE_CHECKING:  # Django's admin classes are generic only in django-stubs.
+    _RestrictionInlineBase = admin.TabularInline[Restriction, Player]
+else:
+    _RestrictionInlineBase = admin.TabularInline
+
+
+class RestrictionInline(_RestrictionInlineBase):
+    model = Restriction
+    fk_name = "user"
+    extra = 0
+    can_delete = False
+    fields = ("kind", "starts_at", "ends_at", "reason", "created_by", "lifted_at", "lifted_by", "lift_reason")
+    readonly_fields = fields
+    verbose_name_plural = "restrictions: suspensions, closures, time-outs and self-exclusions"
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Player)
+class PlayerAdmin(ReadOnlyAdmin):
+    """Players (not staff): who they are, whether their play is stopped and why, with Suspend, Reinstate and
+    Close account for staff with ``accounts.suspend_player`` (each through ``accounts.services``, audited)."""
+
+    list_display = ("username", "play", "date_joined", "last_login")
+    search_fields = ("username", "email")
+    fields = ("username", "email", "date_joined", "last_login", "play")
+    readonly_fields = fields
+    inlines = (RestrictionInline,)
+    actions = tuple(PLAYER_ACTIONS)
+
+    @admin.display(description="Play")
+    def play(self, player: Player) -> str:
+        stop = selectors.active_restriction(user_id=player.pk)
+        if stop is None:
+            return "allowed"
+        until = f" until {stop.ends_at:%Y-%m-%d %H:%M} UTC" if stop.ends_at else ""
+        return f"stopped: {stop.get_kind_display().lower()}{until}"
+
+    def has_suspend_player_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("accounts.suspend_player")
+
+    @admin.action(description="Suspend the selected players…", permissions=["suspend_player"])
+    def suspend(self, request: HttpRequest, queryset: QuerySet[Player]) -> HttpResponse | None:
+        return self._act(request, queryset, "suspend")
+
+    @admin.action(description="Reinstate the selected players…", permissions=["suspend_player"])
+    def reinstate(self, request: HttpRequest, queryset: QuerySet[Player]) -> HttpResponse | None:
+        return self._act(request, queryset, "reinstate")
+
+    @admin.action(description="Close the selected players' accounts…", permissions=["suspend_player"])
+    def close_account(self, request: HttpRequest, queryset: QuerySet[Player]) -> HttpResponse | None:
+        return self._act(request, queryset, "close_account")
+
+    def _act(self, request: HttpRequest, queryset: QuerySet[Player], name: str) -> HttpResponse | None:
+        title, service, done = PLAYER_ACTIONS[name]
+        players = list(queryset.order_by("pk"))
+        form = PlayerActionForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            for player in players:
+                try:
+                    service(user=player, reason=form.cleaned_data["reason"], actor=request.user)
+                except DomainError as error:
+                    self.message_user(request, f"{player}: {error.detail}", messages.ERROR)
+                else:
+                    self.message_user(request, f"{player}: {done}.", messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": title,
+            "form": form,
+            "players": players,
+            "action": name,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/accounts/player/action.html", context)

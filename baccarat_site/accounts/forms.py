@@ -77,6 +77,17 @@ class LoginForm(auth_forms.AuthenticationForm):
         self.fields["password"].label = _("Password")
         self.fields["password"].error_messages.update(REQUIRED)
 
+    def confirm_login_allowed(self, user: Any) -> None:
+        """Refuse a player whose play is stopped (suspended, closed, on a time-out or self-excluded), saying
+        why and until when."""
+        super().confirm_login_allowed(user)
+        from baccarat_site.accounts.selectors import active_restriction
+        from baccarat_site.accounts.services import restriction_refusal
+
+        stop = active_restriction(user_id=user.pk)
+        if stop is not None:
+            raise forms.ValidationError(restriction_refusal(stop).detail, code="restricted")
+
 
 class PasswordChangeForm(auth_forms.PasswordChangeForm):
     error_messages = {

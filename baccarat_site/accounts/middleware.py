@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth import logout
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+
+from baccarat_site.accounts.services import restriction_ends_session
 
 
 class DeviceCookieMiddleware:
@@ -28,3 +32,25 @@ class DeviceCookieMiddleware:
                 samesite="Lax",
             )
         return response
+
+
+class RestrictedSessionMiddleware:
+    """Ends the signed-in session of a player a restriction has just stopped (a suspension, a closure, a time-out
+    or a self-exclusion): ``accounts.services`` marks the player in the cache when it starts one, and this reads
+    the mark (one cache look-up per signed-in request) and signs the player out, to the sign-in page, which says
+    why and until when. Bets never depend on the mark: placement reads the restriction from the database."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        signed_in_player = user is not None and user.is_authenticated and not user.is_staff
+        if signed_in_player and restriction_ends_session(user_id=user.pk):
+            logout(request)
+            if request.path.startswith("/api/"):
+                return JsonResponse(
+                    {"code": "signed_out", "detail": "This session has ended: sign in again."}, status=401
+                )
+            return redirect(settings.LOGIN_URL)
+        return self.get_response(request)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 from django.db.models import Q
 
@@ -116,3 +117,18 @@ class Restriction(models.Model):
     def __str__(self) -> str:
         until = f" until {self.ends_at:%Y-%m-%d %H:%M} UTC" if self.ends_at else ""
         return f"{self.get_kind_display()} of {self.user}{until}"
+
+
+class PlayerManager(models.Manager["Player"]):
+    def get_queryset(self) -> models.QuerySet[Player]:
+        return super().get_queryset().filter(is_staff=False, is_superuser=False)
+
+
+class Player(get_user_model()):  # type: ignore[misc]
+    """The players (not staff) as the admin's player pages list them: a proxy of the user model."""
+
+    objects = PlayerManager()
+
+    class Meta:
+        proxy = True
+        ordering = ["username"]

@@ -38,6 +38,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from baccarat_site import money
+from baccarat_site.accounts.models import Restriction
+from baccarat_site.accounts.services import restriction_refusal
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError, NotFound
 from tables import engine, events
@@ -227,6 +229,24 @@ FOR SHARE OF r
 """
 
 # The player's stake per type on the round so far, whether the key is taken, and ids for the new bets.
+# Whether the player may bet now: the account is active and no restriction (accounts.Restriction) is running.
+_PLAYER_STOPPED = """
+SELECT u.is_active, r.kind, r.ends_at
+FROM "{users}" u
+LEFT JOIN LATERAL (
+    SELECT kind, ends_at FROM accounts_restriction
+    WHERE user_id = u.id AND lifted_at IS NULL AND starts_at <= %s AND (ends_at IS NULL OR ends_at > %s)
+    ORDER BY ends_at DESC NULLS FIRST
+    LIMIT 1
+) r ON true
+WHERE u.id = %s
+"""
+
+
+def _player_stopped_sql() -> str:
+    return _PLAYER_STOPPED.format(users=get_user_model()._meta.db_table)
+
+
 _MINE_ON_ROUND = """
 SELECT 'bet', type, SUM(amount) FROM tables_bet WHERE round_id = %s AND user_id = %s GROUP BY type
 UNION ALL
@@ -331,9 +351,14 @@ def _place(
         engine_limits = _limits_of(round_id, terms)
 
         wallet = wallet_services.wallet_lock_existing(user_id=user.pk)
-        # Read now, not at sign-in: a socket opened before an operator disabled the account keeps its user.
-        if not get_user_model().objects.filter(pk=user.pk, is_active=True).exists():
+        # Read now, not at sign-in: a socket opened before an operator disabled, suspended or closed the account,
+        # or before the player took a time-out or excluded themselves, keeps its user.
+        cursor.execute(_player_stopped_sql(), [now, now, user.pk])
+        stopped = cursor.fetchone()
+        if stopped is None or not stopped[0]:
             raise DomainError("This account is disabled.", code="account_disabled", status=403)
+        if stopped[1] is not None:
+            raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
 
         cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, _bet_sequence(cursor), len(bets)])
         existing: list[tuple[str, Decimal]] = []
