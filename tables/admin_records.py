@@ -9,7 +9,8 @@ superuser, adds, changes or deletes one here.
   for a finished shoe a verification recomputed with :mod:`tables.engine.fair`.
 * **Bets**: search by player or round id, filters, and a streamed CSV export of the selected bets (an action)
   or of the whole filtered list (the "Export CSV" button).
-* **Audit trail**: auditlog's ``LogEntry`` admin, replaced by a subclass that can never delete an entry.
+* **Audit trail**: auditlog's ``LogEntry`` admin, replaced by a subclass that can never delete an entry and
+  shows who from the name the entry stores.
 
 ``tables/admin.py`` imports this module, so the admin's autodiscovery registers these.
 """
@@ -38,6 +39,7 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
 from baccarat_site.adminkit import ReadOnlyAdmin, ReadOnlyMixin
+from baccarat_site.audit import who
 from tables.engine import BET_TYPES
 from tables.engine.cards import Card
 from tables.engine.display import odds_label
@@ -634,7 +636,20 @@ class BetAdmin(ReadOnlyAdmin):
 
 
 class ReadOnlyLogEntryAdmin(ReadOnlyMixin, AuditlogLogEntryAdmin):
-    """auditlog's own admin allows deleting entries when another admin page cascades to them; never here."""
+    """auditlog's own admin allows deleting entries when another admin page cascades to them; never here.
+
+    "User" is who the entry itself names (``baccarat_site.audit.who``: the username stored when it was made,
+    a command's OS user, or the system), linked to the account while it exists; searchable by that name."""
+
+    search_fields = [*AuditlogLogEntryAdmin.search_fields, "additional_data__actor_name", "additional_data__os_user"]
+
+    @admin.display(description="User")
+    def user_url(self, obj: LogEntry) -> SafeString | str:
+        name = who(obj)
+        if obj.actor_id is None:
+            return name
+        url = reverse(f"admin:{obj.actor._meta.app_label}_{obj.actor._meta.model_name}_change", args=[obj.actor_id])
+        return format_html('<a href="{}">{}</a>', url, name)
 
 
 if admin.site.is_registered(LogEntry):
