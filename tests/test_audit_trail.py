@@ -212,12 +212,12 @@ def test_an_entry_stores_the_actors_name_and_the_audit_list_shows_it_after_a_ren
     operator, entry = staff_who_acted
     assert entry.actor == operator
     assert entry.additional_data["actor_name"] == "olga"
-    operator.username = "olga.renamed"
+    operator.username = "renamed"
     operator.save()
     page = client.get("/admin/auditlog/logentry/").content.decode()
     assert ">olga</a>" in page
-    found = client.get("/admin/auditlog/logentry/", {"q": "olga"}).content.decode()
-    assert "Card scanner check" in found or ">olga</a>" in found
+    found = client.get("/admin/auditlog/logentry/", {"q": "olga"})
+    assert entry in found.context["cl"].result_list  # searchable by the name it stored
 
 
 def test_a_staff_user_who_acted_cannot_be_deleted_and_the_entries_still_say_who(client, staff_who_acted):
