@@ -146,8 +146,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Who changed what: the signed-in operator becomes the actor of every audit entry of the request.
-    "auditlog.middleware.AuditlogMiddleware",
+    # Who changed what: the signed-in operator becomes the actor of every audit entry of the request, and
+    # its username is stored on the entry (auditlog's middleware, extended in baccarat_site/audit.py).
+    "baccarat_site.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Answers a locked-out sign-in with the lockout page (or JSON under /api/): after the others, as axes asks.

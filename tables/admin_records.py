@@ -3,13 +3,17 @@
 These rows change only through the services (``tables.services``, ``wallets.services``): nobody, not even a
 superuser, adds, changes or deletes one here.
 
-* **Rounds**: filters by table, state and date; search by round id. A round's page shows its cards as faces
-  with the running totals, the result and its flags, the terms it opened with (``Round.terms``) and every bet.
+* **Rounds**: filters by table, state and date; search by round id. A round's page is its recall for a
+  dispute: its cards as faces in deal order with the running totals and the time each was dealt, the result
+  and its flags, who paused, resumed or cancelled it and why (the audit trail,
+  :func:`tables.selectors.recall.round_actions`), the terms it opened with (``Round.terms``) and every bet
+  with its terms (type, mode, amount, the odds it was taken at) and outcome (status, payout).
 * **Shoes**: the commitment, the seed once revealed (never the live seed or order), the burn, the rounds, and
   for a finished shoe a verification recomputed with :mod:`tables.engine.fair`.
 * **Bets**: search by player or round id, filters, and a streamed CSV export of the selected bets (an action)
   or of the whole filtered list (the "Export CSV" button).
-* **Audit trail**: auditlog's ``LogEntry`` admin, replaced by a subclass that can never delete an entry.
+* **Audit trail**: auditlog's ``LogEntry`` admin, replaced by a subclass that can never delete an entry and
+  shows who from the name the entry stores.
 
 ``tables/admin.py`` imports this module, so the admin's autodiscovery registers these.
 """
@@ -38,10 +42,13 @@ from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
 from baccarat_site.adminkit import ReadOnlyAdmin, ReadOnlyMixin
+from baccarat_site.audit import who
 from tables.engine import BET_TYPES
 from tables.engine.cards import Card
-from tables.engine.display import odds_label
+from tables.engine.display import odds_label, payout_label
+from tables.engine.payouts import Paytable
 from tables.models import PAYTABLE_FIELDS, Bet, Round, Shoe
+from tables.selectors.recall import round_actions
 from tables.selectors.shoes import shoe_verification
 from tables.selectors.tables import cards_with_totals
 
@@ -151,6 +158,7 @@ class RoundAdmin(ReadOnlyAdmin):
     fieldsets = (
         (None, {"fields": ("table_link", "shoe_link", "number", "state", "reason", "is_last_of_shoe")}),
         ("Cards and result", {"fields": ("cards_dealt", "result", "flags_display")}),
+        ("Operator actions and faults", {"fields": ("actions_display",)}),
         ("Terms the round opened with", {"fields": ("terms_display",)}),
         (
             "Times",
@@ -167,7 +175,15 @@ class RoundAdmin(ReadOnlyAdmin):
             },
         ),
     )
-    readonly_fields = ("table_link", "shoe_link", "cards_dealt", "result", "flags_display", "terms_display")
+    readonly_fields = (
+        "table_link",
+        "shoe_link",
+        "cards_dealt",
+        "result",
+        "flags_display",
+        "actions_display",
+        "terms_display",
+    )
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Round], search_term: str
@@ -203,8 +219,13 @@ class RoundAdmin(ReadOnlyAdmin):
             return mark_safe("No card dealt.")
         dealt = sorted(round_.cards, key=lambda c: c["position"])
         steps = [
-            {**step, "face": card_face(step["card"]), "hand_label": step["hand"].title()}
-            for step in cards_with_totals(dealt)
+            {
+                **step,
+                "face": card_face(step["card"]),
+                "hand_label": step["hand"].title(),
+                "dealt_at": _deal_time(stored.get("dealt_at")),
+            }
+            for step, stored in zip(cards_with_totals(dealt), dealt, strict=True)
         ]
         totals = steps[-1]["totals"]
         hands = [
@@ -216,6 +237,13 @@ class RoundAdmin(ReadOnlyAdmin):
             for name in ("player", "banker")
         ]
         return render_to_string("admin/tables/round/_deal.html", {"hands": hands, "steps": steps})
+
+    @admin.display(description="Who and why")
+    def actions_display(self, round_: Round) -> SafeString:
+        actions = round_actions(round_)
+        if not actions:
+            return mark_safe("No operator action or fault touched this round.")
+        return render_to_string("admin/tables/round/_actions.html", {"actions": actions})
 
     @admin.display(description="Result")
     def result(self, round_: Round) -> str:
@@ -268,6 +296,9 @@ class RoundAdmin(ReadOnlyAdmin):
     ) -> HttpResponse:
         if obj is not None and request.user.has_perm("tables.view_bet"):
             bets = list(obj.bets.select_related("user").order_by("placed_at", "id"))
+            paytable = _paytable_of(obj)
+            for bet in bets:  # the odds the bet was taken at: the round's own terms, in the bet's mode
+                bet.pays = payout_label(bet.type, paytable, bet.mode) if paytable else "?"  # type: ignore[attr-defined]
             totals = obj.bets.aggregate(staked=Sum("amount"), paid=Sum("round_stake__payout"))
             context.update(
                 round_bets=bets,
@@ -276,6 +307,24 @@ class RoundAdmin(ReadOnlyAdmin):
                 bets_url=reverse("admin:tables_bet_changelist") + "?" + urlencode({"round__id__exact": obj.pk}),
             )
         return super().render_change_form(request, context, add, change, form_url, obj)
+
+
+def _deal_time(value: Any) -> str:
+    """A card's stored deal time (ISO 8601) as the admin shows it, UTC to the millisecond; "—" if not kept."""
+    if not value:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return str(value)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC"
+
+
+def _paytable_of(round_: Round) -> Paytable | None:
+    try:
+        return Paytable.from_dict((round_.terms or {})["paytable"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _decimal(value: Any) -> Decimal | None:
@@ -634,7 +683,20 @@ class BetAdmin(ReadOnlyAdmin):
 
 
 class ReadOnlyLogEntryAdmin(ReadOnlyMixin, AuditlogLogEntryAdmin):
-    """auditlog's own admin allows deleting entries when another admin page cascades to them; never here."""
+    """auditlog's own admin allows deleting entries when another admin page cascades to them; never here.
+
+    "User" is who the entry itself names (``baccarat_site.audit.who``: the username stored when it was made,
+    a command's OS user, or the system), linked to the account while it exists; searchable by that name."""
+
+    search_fields = [*AuditlogLogEntryAdmin.search_fields, "additional_data__actor_name", "additional_data__os_user"]
+
+    @admin.display(description="User")
+    def user_url(self, obj: LogEntry) -> SafeString | str:
+        name = who(obj)
+        if obj.actor_id is None:
+            return name
+        url = reverse(f"admin:{obj.actor._meta.app_label}_{obj.actor._meta.model_name}_change", args=[obj.actor_id])
+        return format_html('<a href="{}">{}</a>', url, name)
 
 
 if admin.site.is_registered(LogEntry):

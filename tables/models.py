@@ -389,7 +389,8 @@ class Round(models.Model):
     settled_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
     # Cards as dealt, persisted before each is announced:
-    # [{"hand": "player", "card": "5H", "position": 1}, ...] (position 1..6 in deal order)
+    # [{"hand": "player", "card": "5H", "position": 1, "dealt_at": "2026-…Z"}, ...] (position 1..6 in deal
+    # order; dealt_at, the deal step's time in ISO 8601 UTC, is missing on rounds dealt before it was kept)
     cards = models.JSONField(default=list, blank=True)
     player_total = models.PositiveSmallIntegerField(null=True, blank=True)
     banker_total = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -16,8 +16,13 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_migrate
+        from auditlog.models import LogEntry
+        from auditlog.registry import auditlog
+        from django.contrib.auth import get_user_model
+        from django.contrib.auth.models import Group
+        from django.db.models.signals import post_migrate, pre_delete, pre_save
 
+        from baccarat_site import audit
         from baccarat_site.roles import sync_roles_after_migrate
 
         # The last app in INSTALLED_APPS: by its post_migrate every app's permissions exist.
@@ -26,3 +31,20 @@ class AccountsConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         user_logged_in.connect(_record_sign_in, dispatch_uid="baccarat-record-sign-in")
+
+        # Staff accounts and their rights are audited (baccarat_site/audit.py): a user's every field but
+        # last_login (a sign-in is not a change), the password only as "(hidden)"; groups; and the grants.
+        user_model = get_user_model()
+        auditlog.register(
+            user_model,
+            # Its own columns only (not every reverse relation a new user would list as "None"), less last_login.
+            include_fields=[f.name for f in user_model._meta.concrete_fields if f.name != "last_login"],
+            exclude_fields=["last_login"],
+            mask_fields=["password"],
+            mask_callable="baccarat_site.audit.hide_password",
+            m2m_fields={"groups", "user_permissions"},
+        )
+        auditlog.register(Group, include_fields=["id", "name"], m2m_fields={"permissions"})
+        # Every entry stores who by name (and a command's OS user); nobody who acted can be deleted.
+        pre_save.connect(audit.stamp_entry, sender=LogEntry, dispatch_uid="baccarat-audit-stamp")
+        pre_delete.connect(audit.refuse_deleting_an_actor, sender=user_model, dispatch_uid="baccarat-audit-actor")

@@ -1,8 +1,8 @@
 """The operators' controls (and the fault path): pause a table, resume it, cancel a round with refunds.
 
-Each is one transaction under the table's row lock, audited when an operator acts (``baccarat_site.audit``),
-and announced to the table after commit. Cancelling moves money through
-``tables.services.settlement.round_refund``.
+Each is one transaction under the table's row lock, audited (``baccarat_site.audit``: the operator, a
+command's OS user, or a fault, with the reason and the round concerned as ``round_id``), and announced to the
+table after commit. Cancelling moves money through ``tables.services.settlement.round_refund``.
 """
 
 from __future__ import annotations
@@ -53,15 +53,16 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
     Table.objects.filter(pk=table_id).exclude(status=Table.Status.PAUSED).update(
         status=Table.Status.PAUSED, status_reason=reason, next_action_at=None
     )
-    if not fault:
-        audit(
-            actor=actor,
-            action="table.pause",
-            target=table,
-            reason=reason,
-            before={"status": table.status, "round": round_.state if round_ is not None else None},
-            after={"status": Table.Status.PAUSED, "round": outcome},
-        )
+    # A fault pauses too: recorded with no actor, "via": "fault", so a round's recall shows why it stopped.
+    audit(
+        actor=None if fault else actor,
+        action="table.pause",
+        target=table,
+        reason=reason,
+        before={"status": table.status, "round": round_.state if round_ is not None else None},
+        after={"status": Table.Status.PAUSED, "round": outcome},
+        extra={"round_id": round_.pk if round_ is not None else None, **({"via": "fault"} if fault else {})},
+    )
     table_event(
         table_id,
         {
@@ -102,6 +103,7 @@ def table_resume(*, table_id: int, reason: str = "", actor: Any = None) -> dict[
         reason=reason,
         before={"status": Table.Status.PAUSED},
         after={"status": Table.Status.OPEN, "round": round_.pk if round_ is not None else None},
+        extra={"round_id": round_.pk if round_ is not None else None},
     )
     table_event(
         table_id,
@@ -147,6 +149,7 @@ def round_cancel(*, round_id: int, reason: str, actor: Any = None) -> int:
         reason=reason,
         before={"state": round_.state},
         after={"state": Round.State.CANCELLED, "bets_refunded": refunded},
+        extra={"round_id": round_.pk},
     )
     Table.objects.filter(pk=round_.table_id, status=Table.Status.OPEN).update(next_action_at=timezone.now())
     return refunded

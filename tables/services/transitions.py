@@ -272,7 +272,8 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
     card = state.draw()
     if str(card) != str(expected):
         raise ShoeFault(f"round {round_id}: shoe drew {card}, the deal expected {expected}")
-    entry = {"hand": hand, "card": str(card), "position": position}
+    # dealt_at: when the card was dealt, kept with it for a dispute (the admin's round page shows it).
+    entry = {"hand": hand, "card": str(card), "position": position, "dealt_at": iso(now)}
     cards = [*round_.cards, entry]
     updated = Round.objects.filter(pk=round_id, state=Round.State.DEALING, cards=round_.cards).update(
         cards=cards, is_last_of_shoe=round_.is_last_of_shoe or state.is_last_round

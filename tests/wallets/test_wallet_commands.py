@@ -20,7 +20,9 @@ def run(*args: str) -> str:
 
 
 def test_create_player_makes_a_user_who_can_log_in_with_a_funded_wallet(db):
-    output = run("create_player", "zoe", "--password", "secret-pass-1", "--deposit", "1500.00")
+    output = run(
+        "create_player", "--reason", "test account", "zoe", "--password", "secret-pass-1", "--deposit", "1500.00"
+    )
     user = get_user_model().objects.get(username="zoe")
     assert user.check_password("secret-pass-1")
     assert Wallet.objects.get(user=user).balance == Decimal("1500.00")
@@ -29,11 +31,11 @@ def test_create_player_makes_a_user_who_can_log_in_with_a_funded_wallet(db):
 
 
 def test_create_player_refuses_an_existing_name_and_a_bad_deposit_without_leaving_anything(db):
-    run("create_player", "zoe", "--password", "secret-pass-1")
+    run("create_player", "--reason", "test account", "zoe", "--password", "secret-pass-1")
     with pytest.raises(CommandError, match="already exists"):
-        run("create_player", "zoe", "--password", "x")
+        run("create_player", "--reason", "test account", "zoe", "--password", "x")
     with pytest.raises(CommandError, match="invalid_amount"):
-        run("create_player", "yan", "--password", "secret-pass-1", "--deposit", "-5")
+        run("create_player", "--reason", "test account", "yan", "--password", "secret-pass-1", "--deposit", "-5")
     assert not get_user_model().objects.filter(username="yan").exists()
 
 
@@ -50,12 +52,12 @@ def test_create_player_refuses_an_existing_name_and_a_bad_deposit_without_leavin
 )
 def test_create_player_applies_the_sign_up_pages_username_and_password_rules(db, name, password, message):
     with pytest.raises(CommandError, match=message):
-        run("create_player", name, "--password", password)
+        run("create_player", "--reason", "test account", name, "--password", password)
     assert not get_user_model().objects.exists()
 
 
 def test_wallet_deposit_credits_a_player_with_the_reason_recorded(db):
-    run("create_player", "zoe", "--password", "secret-pass-1")
+    run("create_player", "--reason", "test account", "zoe", "--password", "secret-pass-1")
     run("wallet_deposit", "zoe", "20.25", "--reason", "load test")
     txn = LedgerTransaction.objects.get(kind="deposit")
     assert txn.reason == "load test"
@@ -67,8 +69,8 @@ def test_wallet_deposit_credits_a_player_with_the_reason_recorded(db):
 
 
 def test_reconcile_passes_on_a_sound_ledger_and_fails_when_a_balance_is_tampered_with(db):
-    run("create_player", "zoe", "--password", "secret-pass-1", "--deposit", "100.00")
-    run("create_player", "yan", "--password", "secret-pass-1", "--deposit", "50.00")
+    run("create_player", "--reason", "test account", "zoe", "--password", "secret-pass-1", "--deposit", "100.00")
+    run("create_player", "--reason", "test account", "yan", "--password", "secret-pass-1", "--deposit", "50.00")
     assert "ledger reconciles" in run("reconcile")
 
     with connection.cursor() as cursor:
@@ -81,7 +83,7 @@ def test_reconcile_passes_on_a_sound_ledger_and_fails_when_a_balance_is_tampered
 def test_reconcile_exits_non_zero_from_the_command_line_on_a_mismatch(db):
     from django.core.management import execute_from_command_line
 
-    run("create_player", "zoe", "--password", "secret-pass-1", "--deposit", "100.00")
+    run("create_player", "--reason", "test account", "zoe", "--password", "secret-pass-1", "--deposit", "100.00")
     with connection.cursor() as cursor:
         cursor.execute("UPDATE wallets_wallet SET balance = 7 WHERE user_id IS NOT NULL")
     with pytest.raises(SystemExit) as exited:

@@ -1,4 +1,7 @@
-"""Idempotent demo data: one table per variant, three funded players, one staff account per role."""
+"""Idempotent demo data: one table per variant, three funded players, one staff account per role.
+
+What it writes is audited like an operator's command (``baccarat_site.audit.from_command``: the OS user and
+the fixed reason ``DEMO_REASON``)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from baccarat_site import roles
+from baccarat_site.audit import from_command
 from tables.engine import BET_TYPES
 from tables.models import Table, Variant
 from tables.services.variants import variant_create
@@ -29,6 +33,7 @@ STAFF = (
 )
 DEMO_DEPOSIT = Decimal("10000.00")
 DEMO_REFERENCE = "demo:initial"
+DEMO_REASON = "Demo data (load_demo)"
 
 MAIN_BETS = ("player", "banker", "tie")
 # Mini Baccarat: lower limits on every bet type the engine knows.
@@ -39,6 +44,15 @@ class Command(BaseCommand):
     help = "Create the demo tables, players (10,000.00 each, through the ledger) and staff; safe to run twice."
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with from_command(command="load_demo", reason=DEMO_REASON):
+            self._load()
+        self.stdout.write(
+            self.style.SUCCESS(
+                "demo data ready: tables, demo1-3 (10,000.00 each), operator, cashier, supervisor, auditor"
+            )
+        )
+
+    def _load(self) -> None:
         with transaction.atomic():
             baccarat = Variant.objects.filter(name="Baccarat").first() or variant_create(name="Baccarat", decks=8)
             mini = Variant.objects.filter(name="Mini Baccarat").first() or variant_create(
@@ -71,8 +85,3 @@ class Command(BaseCommand):
                     reason="Demo play money",
                     reference=f"{DEMO_REFERENCE}:{user.pk}",
                 )
-        self.stdout.write(
-            self.style.SUCCESS(
-                "demo data ready: tables, demo1-3 (10,000.00 each), operator, cashier, supervisor, auditor"
-            )
-        )

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from baccarat_site.audit import add_reason_argument, from_command
 from baccarat_site.errors import DomainError
 from tables.models import Round
 from tables.services.controls import round_cancel
@@ -19,7 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("round_id", type=int)
-        parser.add_argument("--reason", default="Cancelled by the operator")
+        add_reason_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         round_ = Round.objects.filter(pk=options["round_id"]).first()
@@ -28,7 +29,8 @@ class Command(BaseCommand):
         if round_.state in Round.FINAL_STATES:
             raise CommandError(f"round {round_.pk} is already {round_.state}")
         try:
-            refunded = round_cancel(round_id=round_.pk, reason=options["reason"])
+            with from_command(command="round_cancel", reason=options["reason"]):
+                refunded = round_cancel(round_id=round_.pk, reason=options["reason"])
         except DomainError as error:
             raise CommandError(error.detail) from None
         self.stdout.write(self.style.SUCCESS(f"round {round_.pk} cancelled; {refunded} bet(s) refunded"))

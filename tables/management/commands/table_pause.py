@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from baccarat_site.audit import add_reason_argument, from_command
 from tables.models import Table
 from tables.services.controls import table_pause
 
@@ -18,12 +19,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("table_id", type=int)
-        parser.add_argument("--reason", default="Paused by the operator")
+        add_reason_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not Table.objects.filter(pk=options["table_id"]).exists():
             raise CommandError(f"There is no table {options['table_id']}.")
-        done = table_pause(table_id=options["table_id"], reason=options["reason"])
+        with from_command(command="table_pause", reason=options["reason"]):
+            done = table_pause(table_id=options["table_id"], reason=options["reason"])
         if not done["paused"]:
             self.stdout.write(f"table {options['table_id']} was already paused")
             return

@@ -216,16 +216,16 @@ def test_the_operator_commands_pause_resume_and_cancel(capsys):
     call_command("round_cancel", str(round_.pk), "--reason", "Void after inspection")
     assert "1 bet(s) refunded" in capsys.readouterr().out
     assert balance_of(alice) == Decimal("100.00")
-    call_command("table_resume", str(table.pk))
+    call_command("table_resume", str(table.pk), "--reason", "Inspection done")
     assert f"table {table.pk} resumed" in capsys.readouterr().out
     assert Table.objects.get(pk=table.pk).status == "open"
 
     with pytest.raises(CommandError, match="already cancelled"):
-        call_command("round_cancel", str(round_.pk))
+        call_command("round_cancel", str(round_.pk), "--reason", "again")
     with pytest.raises(CommandError, match="no table"):
-        call_command("table_pause", "999999")
+        call_command("table_pause", "999999", "--reason", "Inspection")
     with pytest.raises(CommandError, match="not resumed"):
-        call_command("table_resume", str(table.pk))
+        call_command("table_resume", str(table.pk), "--reason", "again")
 
 
 def test_a_round_being_dealt_cannot_be_cancelled_until_the_table_is_paused():
@@ -238,7 +238,7 @@ def test_a_round_being_dealt_cannot_be_cancelled_until_the_table_is_paused():
     with pytest.raises(controls.RoundNotCancellable):
         controls.round_cancel(round_id=round_.pk, reason="too late")
     with pytest.raises(CommandError, match="Pause the table first"):
-        call_command("round_cancel", str(round_.pk))
+        call_command("round_cancel", str(round_.pk), "--reason", "Too late")
     round_.refresh_from_db()
     assert round_.state == "dealing"
     assert balance_of(alice) == Decimal("90.00")

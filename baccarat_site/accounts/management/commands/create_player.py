@@ -1,7 +1,7 @@
-"""``manage.py create_player NAME --password P [--deposit AMOUNT]`` for scripts and load tests.
+"""``manage.py create_player NAME --password P --reason TEXT [--deposit AMOUNT]`` for scripts and load tests.
 
 The name and password pass the same checks as the sign-up page (Django's username rules and the project's
-password validators)."""
+password validators). The new account and the deposit are audited with the OS user and the reason."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from baccarat_site.accounts.forms import SignupForm
+from baccarat_site.audit import add_reason_argument, from_command
 from baccarat_site.errors import DomainError
 from wallets import services
 
@@ -23,12 +24,13 @@ class Command(BaseCommand):
         parser.add_argument("name")
         parser.add_argument("--password", required=True)
         parser.add_argument("--deposit", help="An amount like 1000.00, credited from the house.")
+        add_reason_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         name, password, deposit = options["name"], options["password"], options["deposit"]
         user_model = get_user_model()
         try:
-            with transaction.atomic():
+            with from_command(command="create_player", reason=options["reason"]), transaction.atomic():
                 if user_model.objects.filter(username=name).exists():
                     raise CommandError(f"a user named {name!r} already exists")
                 # The sign-up page's own form: the same username rules and password validators.
@@ -41,7 +43,9 @@ class Command(BaseCommand):
                 user = form.save()
                 services.wallet_for(user=user)
                 if deposit:
-                    services.wallet_deposit(user=user, amount=deposit, reason="Initial deposit (create_player)")
+                    services.wallet_deposit(
+                        user=user, amount=deposit, reason=f"Initial deposit (create_player): {options['reason']}"[:200]
+                    )
         except DomainError as exc:
             raise CommandError(f"{exc.code}: {exc.detail}") from exc
         balance = services.wallet_for(user=user).balance
