@@ -160,6 +160,7 @@ class AuditedUserAdmin(UserAdmin):
                 f"{count} audit entr{'y' if count == 1 else 'ies'} made by {', '.join(names)}: the trail is kept "
                 "unchanged, so deactivate the account (untick Active) instead of deleting it",
             ]
+            perms_needed = set()  # refused whatever the rights: say why, not which rights are missing
         return deleted, counts, perms_needed, protected
 
 
