@@ -21,6 +21,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, reverse
@@ -140,11 +141,12 @@ def _require(request: HttpRequest, *perms: str) -> None:
         raise PermissionDenied
 
 
-def _page(request: HttpRequest, template: str, title: str, **context: Any) -> TemplateResponse:
+def _page(request: HttpRequest, template: str, title: str, *, status: int = 200, **context: Any) -> TemplateResponse:
     return TemplateResponse(
         request,
         template,
         {**admin.site.each_context(request), "title": title, "floor_nav": _nav(request), **context},
+        status=status,
     )
 
 
@@ -189,9 +191,27 @@ def floor_view(request: HttpRequest) -> TemplateResponse:
 # ── reports ─────────────────────────────────────────────────────────────────
 
 
+_OUT_OF_RANGE = f"Choose a day from {reports.FIRST_DAY:%Y-%m-%d} to {reports.LAST_DAY:%Y-%m-%d}."
+
+
+def _report_day(label: str) -> forms.DateField:
+    """A UTC day within the days a report can cover (a "To" of 9999-12-31 has no next midnight)."""
+    return forms.DateField(
+        required=False,
+        label=label,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        validators=[
+            MinValueValidator(reports.FIRST_DAY, message=_OUT_OF_RANGE),
+            MaxValueValidator(reports.LAST_DAY, message=_OUT_OF_RANGE),
+        ],
+    )
+
+
 class DateRangeForm(forms.Form):
-    date_from = forms.DateField(required=False, label="From (UTC)", widget=forms.DateInput(attrs={"type": "date"}))
-    date_to = forms.DateField(required=False, label="To (UTC)", widget=forms.DateInput(attrs={"type": "date"}))
+    """Both ends included; either may be left out ("To": today, "From": a week before "To")."""
+
+    date_from = _report_day("From (UTC)")
+    date_to = _report_day("To (UTC)")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -200,7 +220,7 @@ class DateRangeForm(forms.Form):
             return data
         today = reports.utc_today()
         date_to = data.get("date_to") or today
-        date_from = data.get("date_from") or date_to - timedelta(days=DEFAULT_RANGE_DAYS - 1)
+        date_from = data.get("date_from") or max(reports.FIRST_DAY, date_to - timedelta(days=DEFAULT_RANGE_DAYS - 1))
         if date_from > date_to:
             raise forms.ValidationError("“From” must not be after “To”.")
         if (date_to - date_from).days >= MAX_RANGE_DAYS:
@@ -228,9 +248,13 @@ def _report(
     filename: str,
     extra: Callable[[list[Any]], dict[str, Any]] | None = None,
 ) -> HttpResponse:
-    """Shared shape of a report: invalid filters → the page with the form's errors (200), never an error."""
+    """Shared shape of a report: invalid filters → the page with the form's errors (200; 400 when the CSV was
+    asked for, so a script fetching it sees the refusal), never a server error."""
     rows: list[Any] = []
     context: dict[str, Any] = {}
+    status = 200
+    if not form.is_valid() and request.GET.get("format") == "csv":
+        status = 400
     if form.is_valid():
         data = form.cleaned_data
         rows = select(data)
@@ -249,6 +273,7 @@ def _report(
         headers=[(c.header, c.numeric) for c in columns],
         rows=_html_rows(rows, columns),
         row_count=len(rows),
+        status=status,
         **context,
     )
 

@@ -77,8 +77,19 @@ def day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
+#: The days a report can cover. The last leaves room for the day after it (``date.max`` has none, and its
+#: next midnight cannot be written); the first is before any play this software could have recorded.
+FIRST_DAY = date(2000, 1, 1)
+LAST_DAY = date(9998, 12, 31)
+
+
 def day_range(date_from: date, date_to: date) -> tuple[datetime, datetime]:
-    """[start of ``date_from``, start of the day after ``date_to``) in UTC."""
+    """[start of ``date_from``, start of the day after ``date_to``) in UTC.
+
+    Raises ValueError outside [:data:`FIRST_DAY`, :data:`LAST_DAY`]: forms refuse such days first.
+    """
+    if not (FIRST_DAY <= date_from <= LAST_DAY and FIRST_DAY <= date_to <= LAST_DAY):
+        raise ValueError(f"report days run from {FIRST_DAY} to {LAST_DAY}")
     return day_start(date_from), day_start(date_to + timedelta(days=1))
 
 
