@@ -11,7 +11,6 @@ through the namespace they were resolved in, so either works.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -22,11 +21,13 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils.http import urlencode
 
+from baccarat_site import csvexport
+from baccarat_site.money import CENT
 from tables.models import Round, Table
 from tables.selectors import reports
 
@@ -40,22 +41,16 @@ REFRESH_SECONDS = 2
 # ── formatting: one column list for HTML and CSV ────────────────────────────
 
 
-def _csv_value(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Decimal):
-        return f"{value:.2f}"  # plain 1234.50, no thousands separator
-    if isinstance(value, date):
-        return value.isoformat()
-    return str(value)
-
-
 def _html_value(value: Any, kind: str) -> str:
     if value is None:
         return "—"
     if kind == "money":
         return f"{value:,.2f}"
-    return _csv_value(value)
+    if isinstance(value, Decimal):
+        return f"{value:.2f}"
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -97,18 +92,22 @@ def _html_rows(rows: list[Any], columns: tuple[Column, ...]) -> list[list[tuple[
     return [[(_html_value(getattr(row, c.attr), c.kind), c.numeric) for c in columns] for row in rows]
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
+def _csv_cells(value: Any, kind: str) -> Any:
+    """A value for :mod:`baccarat_site.csvexport`: amounts and percentages as two-place decimals (1234.50)."""
+    if isinstance(value, Decimal) and kind in ("money", "pct"):
+        return value.quantize(CENT)
+    return value
 
 
-def csv_response(rows: list[Any], columns: tuple[Column, ...], filename: str) -> HttpResponse:
-    writer = csv.writer(_Echo())
-    lines = [writer.writerow([c.header for c in columns])]
-    lines.extend(writer.writerow([_csv_value(getattr(row, c.attr)) for c in columns]) for row in rows)
-    response = HttpResponse("".join(lines), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+def csv_response(
+    request: HttpRequest, rows: list[Any], columns: tuple[Column, ...], filename: str
+) -> StreamingHttpResponse:
+    return csvexport.response(
+        request,
+        filename=filename,
+        header=[c.header for c in columns],
+        rows=([_csv_cells(getattr(row, c.attr), c.kind) for c in columns] for row in rows),
+    )
 
 
 # ── links ───────────────────────────────────────────────────────────────────
@@ -247,7 +246,7 @@ def _report(
     template: str,
     filename: str,
     extra: Callable[[list[Any]], dict[str, Any]] | None = None,
-) -> HttpResponse:
+) -> HttpResponseBase:
     """Shared shape of a report: invalid filters → the page with the form's errors (200; 400 when the CSV was
     asked for, so a script fetching it sees the refusal), never a server error."""
     rows: list[Any] = []
@@ -259,7 +258,7 @@ def _report(
         data = form.cleaned_data
         rows = select(data)
         if request.GET.get("format") == "csv":
-            return csv_response(rows, columns, f"{filename}-{data['date_from']}-{data['date_to']}.csv")
+            return csv_response(request, rows, columns, f"{filename}-{data['date_from']}-{data['date_to']}.csv")
         query: dict[str, Any] = {k: v for k, v in request.GET.items() if k != "format"}
         context["csv_url"] = f"{request.path}?{urlencode({**query, 'format': 'csv'})}"
         context["date_from"], context["date_to"] = data["date_from"], data["date_to"]
@@ -287,7 +286,7 @@ def _table_totals(rows: list[reports.TableDay]) -> dict[str, Any]:
     return {"totals": cells}
 
 
-def tables_report_view(request: HttpRequest) -> HttpResponse:
+def tables_report_view(request: HttpRequest) -> HttpResponseBase:
     """Per table and UTC day: rounds settled, bets, turnover, payouts, GGR, actual and theoretical hold."""
     _require(request, "tables.view_bet", "tables.view_round")
     return _report(
@@ -304,7 +303,7 @@ def tables_report_view(request: HttpRequest) -> HttpResponse:
     )
 
 
-def players_report_view(request: HttpRequest) -> HttpResponse:
+def players_report_view(request: HttpRequest) -> HttpResponseBase:
     """Per player and UTC day, from the ledger: opening balance, stakes, payouts, refunds, other, closing."""
     _require(request, "wallets.view_ledgerentry", "wallets.view_wallet")
     return _report(

@@ -72,7 +72,7 @@ def html_rows(response) -> list[list[str]]:
 
 def csv_rows(response) -> list[list[str]]:
     assert response["Content-Type"].startswith("text/csv")
-    return list(csv.reader(io.StringIO(response.content.decode())))
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
 
 
 def as_csv(cells: list[str]) -> list[str]:
