@@ -153,3 +153,7 @@ def test_players_and_the_api_see_the_current_shoe_s_decks_after_a_mid_shoe_switc
     assert table_snapshot(table.pk)["table"]["decks"] == 6
     assert {tile["name"]: tile["decks"] for tile in lobby_tiles()} == {"Switched": 6, "Fresh": 1}
     assert "6 decks" in client.get(f"/tables/{table.pk}/").content.decode()
+    # The table's rules: the shoe's six decks, and its odds (a perfect pair is possible on six decks).
+    rules = client.get(f"/tables/{table.pk}/rules/")
+    assert rules.context["page"]["decks"] == 6
+    assert {t["name"]: t["decks"] for t in client.get("/rules/").context["page"]["tables"]} == listed
