@@ -28,6 +28,10 @@ Definitions
 - **Player day** (ledger): opening balance = the sum of the wallet's ledger entries before the day;
   stakes, payouts, refunds and other movements (deposits, withdrawals, adjustments) = the day's entries
   by transaction kind; closing = opening + the day's entries.
+- **Days**: a report covers UTC days from :data:`FIRST_DAY` (2000-01-01) to :data:`LAST_DAY` (9998-12-31);
+  the admin's forms refuse others with a form error (:func:`day_range` raises ValueError on them).
+- **CSV**: every export is written by :mod:`baccarat_site.csvexport` (amounts and percentages as plain
+  numbers, text cells that could start a spreadsheet formula prefixed with ``'``).
 """
 
 from __future__ import annotations
