@@ -11,7 +11,6 @@ through the namespace they were resolved in, so either works.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -21,11 +20,14 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils.http import urlencode
 
+from baccarat_site import csvexport
+from baccarat_site.money import CENT
 from tables.models import Round, Table
 from tables.selectors import reports
 from tables.selectors import risk as risk_selectors
@@ -40,22 +42,16 @@ REFRESH_SECONDS = 2
 # ── formatting: one column list for HTML and CSV ────────────────────────────
 
 
-def _csv_value(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Decimal):
-        return f"{value:.2f}"  # plain 1234.50, no thousands separator
-    if isinstance(value, date):
-        return value.isoformat()
-    return str(value)
-
-
 def _html_value(value: Any, kind: str) -> str:
     if value is None:
         return "—"
     if kind == "money":
         return f"{value:,.2f}"
-    return _csv_value(value)
+    if isinstance(value, Decimal):
+        return f"{value:.2f}"
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -97,18 +93,22 @@ def _html_rows(rows: list[Any], columns: tuple[Column, ...]) -> list[list[tuple[
     return [[(_html_value(getattr(row, c.attr), c.kind), c.numeric) for c in columns] for row in rows]
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
+def _csv_cells(value: Any, kind: str) -> Any:
+    """A value for :mod:`baccarat_site.csvexport`: amounts and percentages as two-place decimals (1234.50)."""
+    if isinstance(value, Decimal) and kind in ("money", "pct"):
+        return value.quantize(CENT)
+    return value
 
 
-def csv_response(rows: list[Any], columns: tuple[Column, ...], filename: str) -> HttpResponse:
-    writer = csv.writer(_Echo())
-    lines = [writer.writerow([c.header for c in columns])]
-    lines.extend(writer.writerow([_csv_value(getattr(row, c.attr)) for c in columns]) for row in rows)
-    response = HttpResponse("".join(lines), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+def csv_response(
+    request: HttpRequest, rows: list[Any], columns: tuple[Column, ...], filename: str
+) -> StreamingHttpResponse:
+    return csvexport.response(
+        request,
+        filename=filename,
+        header=[c.header for c in columns],
+        rows=([_csv_cells(getattr(row, c.attr), c.kind) for c in columns] for row in rows),
+    )
 
 
 # ── links ───────────────────────────────────────────────────────────────────
@@ -197,11 +197,12 @@ def _require(request: HttpRequest, *perms: str) -> None:
         raise PermissionDenied
 
 
-def _page(request: HttpRequest, template: str, title: str, **context: Any) -> TemplateResponse:
+def _page(request: HttpRequest, template: str, title: str, *, status: int = 200, **context: Any) -> TemplateResponse:
     return TemplateResponse(
         request,
         template,
         {**admin.site.each_context(request), "title": title, "floor_nav": _nav(request), **context},
+        status=status,
     )
 
 
@@ -267,9 +268,27 @@ def _floor_alerts(request: HttpRequest) -> dict[str, Any]:
 # ── reports ─────────────────────────────────────────────────────────────────
 
 
+_OUT_OF_RANGE = f"Choose a day from {reports.FIRST_DAY:%Y-%m-%d} to {reports.LAST_DAY:%Y-%m-%d}."
+
+
+def _report_day(label: str) -> forms.DateField:
+    """A UTC day within the days a report can cover (a "To" of 9999-12-31 has no next midnight)."""
+    return forms.DateField(
+        required=False,
+        label=label,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        validators=[
+            MinValueValidator(reports.FIRST_DAY, message=_OUT_OF_RANGE),
+            MaxValueValidator(reports.LAST_DAY, message=_OUT_OF_RANGE),
+        ],
+    )
+
+
 class DateRangeForm(forms.Form):
-    date_from = forms.DateField(required=False, label="From (UTC)", widget=forms.DateInput(attrs={"type": "date"}))
-    date_to = forms.DateField(required=False, label="To (UTC)", widget=forms.DateInput(attrs={"type": "date"}))
+    """Both ends included; either may be left out ("To": today, "From": a week before "To")."""
+
+    date_from = _report_day("From (UTC)")
+    date_to = _report_day("To (UTC)")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -278,7 +297,7 @@ class DateRangeForm(forms.Form):
             return data
         today = reports.utc_today()
         date_to = data.get("date_to") or today
-        date_from = data.get("date_from") or date_to - timedelta(days=DEFAULT_RANGE_DAYS - 1)
+        date_from = data.get("date_from") or max(reports.FIRST_DAY, date_to - timedelta(days=DEFAULT_RANGE_DAYS - 1))
         if date_from > date_to:
             raise forms.ValidationError("“From” must not be after “To”.")
         if (date_to - date_from).days >= MAX_RANGE_DAYS:
@@ -305,15 +324,19 @@ def _report(
     template: str,
     filename: str,
     extra: Callable[[list[Any]], dict[str, Any]] | None = None,
-) -> HttpResponse:
-    """Shared shape of a report: invalid filters → the page with the form's errors (200), never an error."""
+) -> HttpResponseBase:
+    """Shared shape of a report: invalid filters → the page with the form's errors (200; 400 when the CSV was
+    asked for, so a script fetching it sees the refusal), never a server error."""
     rows: list[Any] = []
     context: dict[str, Any] = {}
+    status = 200
+    if not form.is_valid() and request.GET.get("format") == "csv":
+        status = 400
     if form.is_valid():
         data = form.cleaned_data
         rows = select(data)
         if request.GET.get("format") == "csv":
-            return csv_response(rows, columns, f"{filename}-{data['date_from']}-{data['date_to']}.csv")
+            return csv_response(request, rows, columns, f"{filename}-{data['date_from']}-{data['date_to']}.csv")
         query: dict[str, Any] = {k: v for k, v in request.GET.items() if k != "format"}
         context["csv_url"] = f"{request.path}?{urlencode({**query, 'format': 'csv'})}"
         context["date_from"], context["date_to"] = data["date_from"], data["date_to"]
@@ -327,6 +350,7 @@ def _report(
         headers=[(c.header, c.numeric) for c in columns],
         rows=_html_rows(rows, columns),
         row_count=len(rows),
+        status=status,
         **context,
     )
 
@@ -340,7 +364,7 @@ def _table_totals(rows: list[reports.TableDay]) -> dict[str, Any]:
     return {"totals": cells}
 
 
-def tables_report_view(request: HttpRequest) -> HttpResponse:
+def tables_report_view(request: HttpRequest) -> HttpResponseBase:
     """Per table and UTC day: rounds settled, bets, turnover, payouts, GGR, actual and theoretical hold."""
     _require(request, "tables.view_bet", "tables.view_round")
     return _report(
@@ -357,7 +381,7 @@ def tables_report_view(request: HttpRequest) -> HttpResponse:
     )
 
 
-def players_report_view(request: HttpRequest) -> HttpResponse:
+def players_report_view(request: HttpRequest) -> HttpResponseBase:
     """Per player and UTC day, from the ledger: opening balance, stakes, payouts, refunds, other, closing."""
     _require(request, "wallets.view_ledgerentry", "wallets.view_wallet")
     return _report(

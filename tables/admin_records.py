@@ -20,19 +20,16 @@ superuser, adds, changes or deletes one here.
 
 from __future__ import annotations
 
-import csv
-from collections.abc import AsyncIterator, Iterable, Iterator
-from datetime import UTC, datetime
+from collections.abc import Iterable, Iterator
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from auditlog.admin import LogEntryAdmin as AuditlogLogEntryAdmin
 from auditlog.models import LogEntry
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
-from django.core.handlers.asgi import ASGIRequest
 from django.db.models import Count, Q, QuerySet, Sum
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect, StreamingHttpResponse
 from django.template.loader import render_to_string
@@ -41,6 +38,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
+from baccarat_site import csvexport
 from baccarat_site.adminkit import ReadOnlyAdmin, ReadOnlyMixin
 from baccarat_site.audit import who
 from tables.engine import BET_TYPES
@@ -494,42 +492,28 @@ BET_CSV_HEADER = (
     "status",
     "payout",
 )
-CSV_ROWS_PER_CHUNK = 500
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _csv_text(value: str) -> str:
-    """Text a spreadsheet will not run as a formula (a leading ``'`` on ``=cmd`` and the like)."""
-    return f"'{value}" if value.startswith(_FORMULA_START) else value
-
-
-def bet_csv_row(bet: Bet) -> list[str]:
-    """One bet as CSV cells: times in ISO 8601 (UTC), amounts as plain 1234.50."""
+def bet_csv_row(bet: Bet) -> list[object]:
+    """One bet's cells (written by :mod:`baccarat_site.csvexport`): times in ISO 8601 (UTC), amounts plain."""
     return [
-        str(bet.pk),
-        bet.placed_at.astimezone(UTC).isoformat(),
-        _csv_text(bet.user.get_username()),
-        _csv_text(bet.round.table.name),
-        str(bet.round_id),
-        str(bet.round.shoe.number),
-        str(bet.round.number),
+        bet.pk,
+        bet.placed_at,
+        bet.user.get_username(),
+        bet.round.table.name,
+        bet.round_id,
+        bet.round.shoe.number,
+        bet.round.number,
         bet.type,
         bet.mode,
-        f"{bet.amount:.2f}",
+        bet.amount,
         bet.status,
-        "" if bet.payout is None else f"{bet.payout:.2f}",
+        bet.payout,
     ]
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def bet_csv_lines(queryset: QuerySet[Bet]) -> Iterator[str]:
-    """The header, then the bets in chunks of lines, read from the database as they are sent."""
-    writer = csv.writer(_Echo())
-    yield writer.writerow(BET_CSV_HEADER)
+def bet_csv_rows(queryset: QuerySet[Bet]) -> Iterator[list[object]]:
+    """The bets' rows, read from the database as they are sent."""
     rows = queryset.select_related("user", "round__table", "round__shoe", "round_stake").only(
         "id",
         "placed_at",
@@ -544,33 +528,11 @@ def bet_csv_lines(queryset: QuerySet[Bet]) -> Iterator[str]:
         "round__table__name",
         "round__shoe__number",
     )
-    chunk: list[str] = []
-    for bet in rows.iterator(chunk_size=2000):
-        chunk.append(writer.writerow(bet_csv_row(bet)))
-        if len(chunk) >= CSV_ROWS_PER_CHUNK:
-            yield "".join(chunk)
-            chunk = []
-    if chunk:
-        yield "".join(chunk)
-
-
-def _next_chunk(lines: Iterator[str]) -> str | None:
-    return next(lines, None)
-
-
-async def _in_thread(lines: Iterator[str]) -> AsyncIterator[str]:
-    """The same lines for an ASGI server, each chunk read in the request's sync thread (no buffering)."""
-    step = sync_to_async(_next_chunk, thread_sensitive=True)
-    while (chunk := await step(lines)) is not None:
-        yield chunk
+    return (bet_csv_row(bet) for bet in rows.iterator(chunk_size=2000))
 
 
 def bet_csv_response(request: HttpRequest, queryset: QuerySet[Bet]) -> StreamingHttpResponse:
-    lines = bet_csv_lines(queryset)
-    content: Iterator[str] | AsyncIterator[str] = _in_thread(lines) if isinstance(request, ASGIRequest) else lines
-    response = StreamingHttpResponse(content, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="bets.csv"'
-    return response
+    return csvexport.response(request, filename="bets.csv", header=BET_CSV_HEADER, rows=bet_csv_rows(queryset))
 
 
 @admin.register(Bet)

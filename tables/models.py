@@ -351,6 +351,37 @@ class Shoe(models.Model):
     def revealed_seed(self) -> str | None:
         return self.server_seed if self.finished_at else None
 
+    @property
+    def decks(self) -> int | None:
+        """The decks this shoe was shuffled from: its state's ``decks`` (every dealt shoe records it, see
+        ``ShoeState.to_dict``), else its card count / 52; None for a placeholder state without either. A shoe
+        keeps its deck count when its table's variant changes (the next shoe takes the new one)."""
+        return decks_of_state(self.state)
+
+
+def decks_of_state(state: Any) -> int | None:
+    """The deck count a shoe state records (``decks``, else ``len(cards) // 52``), None when it records none."""
+    if not isinstance(state, dict):
+        return None
+    decks = state.get("decks")
+    if decks is None and isinstance(state.get("cards"), list) and state["cards"]:
+        decks = len(state["cards"]) // 52
+    try:
+        return int(decks) if decks is not None and int(decks) >= 1 else None
+    except (TypeError, ValueError):
+        return None
+
+
+def shoe_decks_sql(state: str = "state") -> Any:
+    """:attr:`Shoe.decks` as a SQL expression over the ``state`` path given (``"shoe__state"`` from a round):
+    the state's ``decks`` as an integer, NULL when absent (the placeholder states of tests; a dealt shoe always
+    records it). Lets a query read the deck count without loading the state's card order."""
+    from django.db.models import IntegerField
+    from django.db.models.fields.json import KeyTextTransform
+    from django.db.models.functions import Cast
+
+    return Cast(KeyTextTransform("decks", state), IntegerField())
+
 
 class BetMode(models.TextChoices):
     """How a Banker bet is paid (docs/rules.md): the same for every bet of one confirm."""

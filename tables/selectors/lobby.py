@@ -133,7 +133,8 @@ def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
                 "id": table.pk,
                 "name": table.name,
                 "variant": table.variant.name,
-                "decks": table.variant.decks,
+                # The current shoe's deck count: a variant switched mid-shoe applies from the next shoe.
+                "decks": (shoe.decks if shoe is not None else None) or table.variant.decks,
                 "status": table.status,
                 "status_reason": table.status_reason or None,
                 "limits": {

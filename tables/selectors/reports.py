@@ -12,18 +12,31 @@ Definitions
 - **Payouts**: what those bets returned to the players (stake + winnings on a win, the stake on a push).
 - **GGR** (gross gaming revenue): turnover − payouts. **Actual hold**: GGR / turnover, in %.
 - **Theoretical hold**: the stake-weighted mean of the exact house edges
-  (:func:`tables.engine.house_edges`) of the bets actually staked, priced with the table's variant
-  (``variant.decks``, ``variant.engine_paytable()``): a Banker bet in No-Commission mode is priced with the
-  ``"banker_no_commission"`` edge, every other bet with its type's edge. The variant is the table's
-  current one: a table whose variant changed within the range is priced with the variant it has now.
-- **Worst-case exposure** (live floor): see :func:`worst_case_exposure`.
+  (:func:`tables.engine.house_edges`) of the bets actually staked, each bet priced with *its own round's*
+  terms: the paytable the round opened with (``Round.terms["paytable"]``) and the deck count of the shoe it
+  was dealt from (:attr:`tables.models.Shoe.decks`). A Banker bet in No-Commission mode is priced with the
+  ``"banker_no_commission"`` edge, every other bet with its type's edge. So a settled day's figure never
+  moves when an operator later edits the variant (paytable or decks), and a day that mixes terms (an edit
+  at noon, a new shoe with another deck count) prices each round with what it was played under. Bets are
+  grouped in SQL by (decks, paytable), and the edges are computed once per distinct terms (cached). Only
+  rows that predate ``Round.terms`` (an empty ``terms``) or a shoe state without a deck count fall back to
+  the table's current variant.
+- **Worst-case exposure** (live floor): the most the house can lose on the live round's open bets, priced
+  with that round's own paytable (``Round.terms``) over every outcome the *current shoe's* deck count allows
+  (:attr:`tables.models.Shoe.decks`: a variant switched mid-shoe to one deck changes nothing until the next
+  shoe), exact once the result is dealt; see :func:`worst_case_exposure` and :func:`round_exposure`.
 - **Player day** (ledger): opening balance = the sum of the wallet's ledger entries before the day;
   stakes, payouts, refunds and other movements (deposits, withdrawals, adjustments) = the day's entries
   by transaction kind; closing = opening + the day's entries.
+- **Days**: a report covers UTC days from :data:`FIRST_DAY` (2000-01-01) to :data:`LAST_DAY` (9998-12-31);
+  the admin's forms refuse others with a form error (:func:`day_range` raises ValueError on them).
+- **CSV**: every export is written by :mod:`baccarat_site.csvexport` (amounts and percentages as plain
+  numbers, text cells that could start a spreadsheet formula prefixed with ``'``).
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -38,9 +51,10 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from baccarat_site.money import CENT, ZERO, cents
-from tables.models import Bet, Round, Table
+from tables.models import Bet, Round, Table, shoe_decks_sql
 
 if TYPE_CHECKING:
+    from tables.engine import Paytable
     from tables.engine.tableau import Winner
 
 SETTLED_BET_STATES = (Bet.Status.WON, Bet.Status.LOST, Bet.Status.PUSH)
@@ -67,8 +81,19 @@ def day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
+#: The days a report can cover. The last leaves room for the day after it (``date.max`` has none, and its
+#: next midnight cannot be written); the first is before any play this software could have recorded.
+FIRST_DAY = date(2000, 1, 1)
+LAST_DAY = date(9998, 12, 31)
+
+
 def day_range(date_from: date, date_to: date) -> tuple[datetime, datetime]:
-    """[start of ``date_from``, start of the day after ``date_to``) in UTC."""
+    """[start of ``date_from``, start of the day after ``date_to``) in UTC.
+
+    Raises ValueError outside [:data:`FIRST_DAY`, :data:`LAST_DAY`]: forms refuse such days first.
+    """
+    if not (FIRST_DAY <= date_from <= LAST_DAY and FIRST_DAY <= date_to <= LAST_DAY):
+        raise ValueError(f"report days run from {FIRST_DAY} to {LAST_DAY}")
     return day_start(date_from), day_start(date_to + timedelta(days=1))
 
 
@@ -88,6 +113,32 @@ def _house_edges(decks: int, paytable: Any) -> dict[str, Fraction]:
     from tables.engine import house_edges
 
     return house_edges(decks=decks, paytable=paytable)
+
+
+@lru_cache(maxsize=64)
+def _paytable_of_json(text: str) -> Paytable:
+    from tables.engine import Paytable
+
+    return Paytable.from_dict(json.loads(text))
+
+
+def terms_paytable(paytable: Mapping[str, Any] | None, *, fallback: Table) -> Paytable:
+    """The engine's paytable from a round's ``terms["paytable"]`` (parsed once per distinct paytable), or the
+    ``fallback`` table's current variant's for a round without terms."""
+    if not paytable:
+        return fallback.variant.engine_paytable()
+    return _paytable_of_json(json.dumps(paytable, sort_keys=True))
+
+
+def round_terms(round_: Round) -> tuple[int, Paytable]:
+    """(decks, paytable) a round is played under: its shoe's deck count and the paytable it opened with.
+
+    The table's current variant only stands in for what a round does not record (no terms, a shoe state
+    without decks): a variant edit or a switch to another variant never reaches a round already open.
+    """
+    variant = round_.table.variant
+    decks = round_.shoe.decks or variant.decks
+    return decks, terms_paytable(round_.terms.get("paytable") if round_.terms else None, fallback=round_.table)
 
 
 def edge_key(bet_type: str, mode: str) -> str:
@@ -293,18 +344,19 @@ def result_exposure(bets: Iterable[tuple[str, str, Decimal, int]], *, facts: Any
 
 
 def round_exposure(round_: Round, bets: Iterable[tuple[str, str, Decimal, int]]) -> Exposure:
-    """The exposure of a live round's open bets: exact once the result is dealt, else the worst case."""
-    from tables.engine import Paytable
+    """The exposure of a live round's open bets: exact once the result is dealt, else the worst case.
 
-    variant = round_.table.variant
-    # The round's own paytable (Round.terms): what its bets will be paid at, whatever the variant says now.
-    paytable = Paytable.from_dict(round_.terms["paytable"]) if round_.terms else variant.engine_paytable()
+    Priced with the round's own terms (:func:`round_terms`): the paytable it opened with and its shoe's
+    deck count, whatever the table's variant says now (a mid-shoe switch to a one-deck variant must not
+    make Perfect pairs impossible in a six-deck shoe).
+    """
+    decks, paytable = round_terms(round_)
     if round_.winner and round_.cards:
         from tables.engine.payouts import facts_of
         from tables.selectors.tables import round_result_of
 
         return result_exposure(bets, facts=facts_of(round_result_of(round_)), paytable=paytable)
-    return worst_case_exposure(bets, decks=variant.decks, paytable=paytable)
+    return worst_case_exposure(bets, decks=decks, paytable=paytable)
 
 
 def describe_facts(facts: Any) -> str:
@@ -382,16 +434,17 @@ def table_day_report(*, date_from: date, date_to: date, table_id: int | None = N
     rounds = Round.objects.filter(state=Round.State.SETTLED, settled_at__gte=start, settled_at__lt=end)
     if table_id is not None:
         rounds = rounds.filter(table_id=table_id)
-    round_rows = (
+    round_rows = list(
         rounds.annotate(day=TruncDate("settled_at", tzinfo=UTC))
         .values("table_id", "day")
         .annotate(rounds=Count("id"))
         .order_by()
     )
+    # One row per table, day, terms (shoe decks, the round's paytable) and kind of bet: a handful per day.
     bet_rows = (
         _settled_bets(start, end, table_id)
-        .annotate(day=TruncDate("round_stake__settled_at", tzinfo=UTC))
-        .values("round__table_id", "day", "type", "mode")
+        .annotate(day=TruncDate("round_stake__settled_at", tzinfo=UTC), decks=shoe_decks_sql("round__shoe__state"))
+        .values("round__table_id", "day", "decks", "round__terms__paytable", "type", "mode")
         .annotate(bets=Count("id"), turnover=Sum("amount"), payouts=Sum("round_stake__payout"))
         .order_by()
     )
@@ -404,6 +457,10 @@ def table_day_report(*, date_from: date, date_to: date, table_id: int | None = N
 
     for r in round_rows:
         row(r["table_id"], r["day"]).rounds = r["rounds"]
+    bet_rows = list(bet_rows)
+    tables = Table.objects.select_related("variant").in_bulk(
+        {r["table_id"] for r in round_rows} | {b["round__table_id"] for b in bet_rows}
+    )
     for b in bet_rows:
         d = row(b["round__table_id"], b["day"])
         d.bets += b["bets"]
@@ -411,11 +468,13 @@ def table_day_report(*, date_from: date, date_to: date, table_id: int | None = N
         d.payouts += cents(b["payouts"])
         key = (b["type"], edge_mode(b["type"], b["mode"]))
         d.stakes[key] = d.stakes.get(key, ZERO) + cents(b["turnover"])
-    tables = Table.objects.select_related("variant").in_bulk({t for t, _ in days})
-    for (table, _day), d in days.items():
-        t = tables[table]
-        d.table_name = t.name
-        d.expected = expected_house_win(d.stakes, decks=t.variant.decks, paytable=t.variant.engine_paytable())
+        # Priced with the terms of the rounds these bets were played in (module docstring).
+        table = tables[b["round__table_id"]]
+        decks = b["decks"] or table.variant.decks
+        paytable = terms_paytable(b["round__terms__paytable"], fallback=table)
+        d.expected += expected_house_win({key: cents(b["turnover"])}, decks=decks, paytable=paytable)
+    for (table_pk, _day), d in days.items():
+        d.table_name = tables[table_pk].name
     return sorted(days.values(), key=lambda d: (d.day, d.table_name, d.table_id))
 
 

@@ -26,6 +26,7 @@ from tables.engine import (
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES, MODE_NAMES, TABLE_STATUS_NAMES, label
 from tables.models import Table, Variant, default_limits
+from tables.selectors.tables import current_decks, table_decks
 
 #: The deck count the general rules page prices its odds for.
 DEFAULT_DECKS = 8
@@ -179,16 +180,18 @@ def rules_general() -> dict[str, Any]:
     limits = Limits(per_type=per_type, pb_difference=pb_default, unavailable_after=DEFAULT_UNAVAILABLE_AFTER)
     page = _page(decks=DEFAULT_DECKS, paytable=DEFAULT_PAYTABLE, limits=limits)
     page["table"] = None
+    tables = list(Table.objects.select_related("variant").order_by("id"))
+    decks = current_decks(tables)  # each table's current shoe (a variant's new deck count waits for the next)
     page["tables"] = [
         {
             "id": t.pk,
             "name": t.name,
             "variant": t.variant.name,
-            "decks": t.variant.decks,
+            "decks": decks[t.pk],
             "status": t.status,
             "status_name": label(TABLE_STATUS_NAMES, t.status),
         }
-        for t in Table.objects.select_related("variant").order_by("id")
+        for t in tables
     ]
     return page
 
@@ -200,7 +203,9 @@ def rules_for_table(table_id: int) -> dict[str, Any] | None:
     if table is None:
         return None
     variant = table.variant
-    page = _page(decks=variant.decks, paytable=variant.engine_paytable(), limits=variant.engine_limits())
+    # The odds of the shoe being dealt now: a variant switched to another deck count changes the next shoe.
+    decks = table_decks(table)
+    page = _page(decks=decks, paytable=variant.engine_paytable(), limits=variant.engine_limits())
     page["table"] = {
         "id": table.pk,
         "name": table.name,

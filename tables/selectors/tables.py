@@ -15,7 +15,7 @@ from django.db.models import Count, Min, Sum
 from baccarat_site import money
 from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
-from tables.models import Bet, Round, Shoe, Table, VariantBet
+from tables.models import Bet, Round, Shoe, Table, VariantBet, shoe_decks_sql
 
 RESULT_STATES = ("result", "settled")
 
@@ -43,13 +43,31 @@ def _round_brief(round_: Round | None) -> dict[str, Any] | None:
     return {"id": round_.pk, "number": round_.number, "state": round_.state, "closes_at": iso(round_.closes_at)}
 
 
-def _table_row(table: Table, round_: Round | None) -> dict[str, Any]:
+def current_decks(tables: list[Table]) -> dict[int, int]:
+    """``{table id: decks}`` as players are told: the deck count of the table's current shoe (its newest: the
+    active one, else the one just finished, as the snapshot's ``shoe``), the variant's for a table with no
+    shoe yet. A variant switched or edited mid-shoe changes the next shoe, not this one. One query."""
+    shoes = dict(
+        Shoe.objects.filter(table__in=tables)
+        .order_by("table_id", "-number")
+        .distinct("table_id")
+        .values_list("table_id", shoe_decks_sql())
+    )
+    return {table.pk: shoes.get(table.pk) or table.variant.decks for table in tables}
+
+
+def table_decks(table: Table) -> int:
+    """The deck count shown for one table (:func:`current_decks`)."""
+    return current_decks([table])[table.pk]
+
+
+def _table_row(table: Table, round_: Round | None, decks: int) -> dict[str, Any]:
     return {
         "id": table.pk,
         "name": table.name,
         "variant": table.variant.name,
         "status": table.status,
-        "decks": table.variant.decks,
+        "decks": decks,
         "betting_seconds": table.betting_seconds,
         "limits": _limits(table),
         "pb_difference_limit": money.text_or_none(table.variant.pb_difference_limit),
@@ -218,7 +236,8 @@ def table_list() -> list[dict[str, Any]]:
     latest = {
         r.table_id: r for r in Round.objects.filter(table__in=tables).order_by("table_id", "-id").distinct("table_id")
     }
-    return [_table_row(table, latest.get(table.pk)) for table in tables]
+    decks = current_decks(tables)
+    return [_table_row(table, latest.get(table.pk), decks[table.pk]) for table in tables]
 
 
 def table_detail(table_id: int) -> dict[str, Any]:
@@ -231,7 +250,8 @@ def table_detail(table_id: int) -> dict[str, Any]:
     shoe = Shoe.objects.filter(table=table, finished_at__isnull=True).first()
     if shoe is None and round_ is not None:
         shoe = round_.shoe
-    data = _table_row(table, round_)
+    decks = (shoe.decks if shoe is not None else None) or table.variant.decks
+    data = _table_row(table, round_, decks)
     data.update(
         {
             "status_reason": table.status_reason or None,

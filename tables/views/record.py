@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import csv
-import re
 from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import Decimal
@@ -12,12 +10,13 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from baccarat_site import csvexport
 from baccarat_site.clock import iso
 from baccarat_site.money import display
 from tables.labels import BET_NAMES, MODE_NAMES, RESULT_NAMES, WINNER_NAMES, label
@@ -215,50 +214,24 @@ def bet_round(request: HttpRequest, round_id: int) -> HttpResponse:
 
 # ── CSV ─────────────────────────────────────────────────────────────────────
 
-_NUMBER = re.compile(r"-?\d+(\.\d+)?")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_safe(value: object) -> str:
-    """A cell a spreadsheet will not run as a formula: text starting with = + - @ (or a tab or carriage return)
-    gets a leading apostrophe. Plain numbers ("-5.00") are left as they are."""
-    text = "" if value is None else str(value)
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 CSV_HEADER = ("time_utc", "table", "shoe", "round", "bet", "bet_name", "mode", "stake", "result", "payout", "net")
 
 
-def _csv_lines(bets: Iterator[Any]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_HEADER)
+def _csv_rows(bets: Iterator[Any]) -> Iterator[list[object]]:
     for bet in bets:
-        net = selectors.net_of(bet)
-        yield writer.writerow(
-            [
-                csv_safe(cell)
-                for cell in (
-                    iso(bet.placed_at),
-                    bet.round.table.name,
-                    bet.round.shoe.number,
-                    bet.round.number,
-                    bet.type,
-                    label(BET_NAMES, bet.type),
-                    bet.mode,
-                    bet.amount,
-                    bet.status,
-                    "" if bet.payout is None else bet.payout,
-                    "" if net is None else net,
-                )
-            ]
-        )
+        yield [
+            iso(bet.placed_at),
+            bet.round.table.name,
+            bet.round.shoe.number,
+            bet.round.number,
+            bet.type,
+            label(BET_NAMES, bet.type),
+            bet.mode,
+            bet.amount,
+            bet.status,
+            bet.payout,
+            selectors.net_of(bet),
+        ]
 
 
 @login_required
@@ -268,8 +241,5 @@ def bet_export(request: HttpRequest) -> HttpResponseBase:
         context = {"form": form, "filtered": True}
         return render(request, "tables/bet_record.html", context, status=400)
     bets = selectors.record_csv_bets(user=request.user, filters=form.filters())
-    response = StreamingHttpResponse(_csv_lines(bets), content_type="text/csv; charset=utf-8")
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    response["Content-Disposition"] = f'attachment; filename="bet-record-{stamp}.csv"'
-    response["Cache-Control"] = "no-store"
-    return response
+    return csvexport.response(request, filename=f"bet-record-{stamp}.csv", header=CSV_HEADER, rows=_csv_rows(bets))

@@ -12,6 +12,7 @@ from tables.engine import chip_denominations, payout_labels
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES
 from tables.models import Table
+from tables.selectors.tables import table_decks
 
 
 def table_board(table: Table) -> dict[str, Any]:
@@ -58,5 +59,6 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "board": board,
         "spots": {spot["type"]: spot for spot in board["spots"]},
         "pb_limit": display(table.variant.engine_limits().pb_difference or 0),
+        "decks": table_decks(table),  # the current shoe's, not the variant's next one
     }
     return render(request, "tables/table.html", context)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from html.parser import HTMLParser
@@ -72,7 +72,7 @@ def html_rows(response) -> list[list[str]]:
 
 def csv_rows(response) -> list[list[str]]:
     assert response["Content-Type"].startswith("text/csv")
-    return list(csv.reader(io.StringIO(response.content.decode())))
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
 
 
 def as_csv(cells: list[str]) -> list[str]:
@@ -209,6 +209,17 @@ def test_a_range_before_the_play_is_empty(client, operator, day_of_play):
         ({"date_from": "2020-01-01", "date_to": "2024-01-01"}, "__all__"),
         ({"table": "not-a-table"}, "table"),
         ({"date_from": "2024-13-45", "format": "csv"}, "date_from"),
+        # Days with no next midnight (date.max), or before any play: a form error, never a 500.
+        ({"date_from": "9999-12-31", "date_to": "9999-12-31"}, "date_to"),
+        ({"date_from": "9999-12-31", "date_to": "9999-12-31", "format": "csv"}, "date_to"),
+        ({"date_to": "9999-12-31"}, "date_to"),
+        ({"date_from": "9999-12-31"}, "date_from"),
+        ({"date_from": "0001-01-01", "date_to": "0001-01-01"}, "date_from"),
+        ({"date_to": "0001-01-01", "format": "csv"}, "date_to"),
+        ({"date_from": "1999-12-31", "date_to": "2000-01-02"}, "date_from"),
+        ({"date_from": "9998-12-30", "date_to": "9999-01-01"}, "date_to"),
+        ({"date_from": "2024-05-02", "date_to": "2024-05-01", "format": "csv"}, "__all__"),
+        ({"date_from": "2020-01-01", "date_to": "2024-01-01", "format": "csv"}, "__all__"),
     ],
 )
 @pytest.mark.parametrize("url", [TABLES, PLAYERS])
@@ -219,10 +230,35 @@ def test_bad_filters_give_a_form_error_not_a_server_error(client, operator, url,
 
     response = client.get(reverse(url), params)
 
-    assert response.status_code == 200
+    # The page with the form's errors; asked for the CSV, the same page as a 400.
+    assert response.status_code == (400 if params.get("format") == "csv" else 200)
     assert response["Content-Type"].startswith("text/html")
     assert field in response.context["form"].errors
     assert 'class="errorlist' in response.content.decode()
+
+
+@pytest.mark.parametrize("url", [TABLES, PLAYERS])
+@pytest.mark.parametrize("output", ["html", "csv"])
+def test_the_first_and_last_supported_days_are_reported(client, operator, url, output):
+    for params in (
+        {"date_from": "9998-12-31", "date_to": "9998-12-31"},
+        {"date_to": "9998-12-31"},
+        {"date_from": "2000-01-01", "date_to": "2000-01-01"},
+        {"date_to": "2000-01-02"},  # "From" defaults to a week before, kept within the first day
+    ):
+        query = {**params, "format": "csv"} if output == "csv" else params
+        response = client.get(reverse(url), query)
+        assert response.status_code == 200, params
+        if output == "csv":
+            assert len(csv_rows(response)) == 1  # the header
+        else:
+            assert not response.context["form"].errors
+
+
+def test_day_range_refuses_days_it_cannot_bound():
+    with pytest.raises(ValueError, match="report days"):
+        reports.day_range(reports.LAST_DAY, date(9999, 12, 31))
+    assert reports.day_range(reports.FIRST_DAY, reports.LAST_DAY)[1] == datetime(9999, 1, 1, tzinfo=UTC)
 
 
 def test_players_by_day_open_from_the_ledger_before_the_day(client, operator, day_of_play):
