@@ -205,3 +205,33 @@ def test_a_stale_session_mark_without_a_restriction_is_dropped_and_the_player_st
     assert client.get("/accounts/profile/").status_code == 200
     assert cache.get(f"restricted:{alice.pk}") is None
     assert Decimal(alice.wallet.balance) == Decimal("1000.00")
+
+
+@pytest.mark.parametrize(
+    ("url", "period", "code"),
+    [("/api/account/time-out/", "7d", "timed_out"), ("/api/account/self-exclusion/", "1y", "self_excluded")],
+)
+def test_a_player_stops_themselves_over_the_api_and_their_token_stops_working(betting_round, url, period, code):
+    alice = make_player("alice")
+    token = Token.objects.create(user=alice)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+
+    refused = api.post(url, {"period": "forever"}, format="json")
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid_period")
+    assert not Restriction.objects.exists()
+
+    taken = api.post(url, {"period": period}, format="json")
+    assert taken.status_code == 201
+    body = taken.json()
+    assert body["kind"] == Restriction.objects.get().kind
+    assert body["ends_at"] > body["starts_at"]
+    assert api.get("/api/wallet/").status_code == 401  # the token was revoked
+    assert token_answer("alice").json()["code"] == code
+    assert bet_refusal(alice, betting_round.pk).code == code
+
+
+def test_signed_out_callers_cannot_take_a_time_out_for_anyone():
+    response = APIClient().post("/api/account/time-out/", {"period": "24h"}, format="json")
+    assert response.status_code in (401, 403)
+    assert not Restriction.objects.exists()
