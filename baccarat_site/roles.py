@@ -62,7 +62,12 @@ _APPROVALS: Grants = {
     "wallets": {"wallet": ("approve_money",), "moneyrequest": ("view",)},
     "auth": {"user": ("view",)},
     # Who signed in from where: what a linked-accounts alert rests on. Suspending, reinstating, closing players.
-    "accounts": {"signin": ("view",), "restriction": ("view", "suspend_player"), "player": ("view",)},
+    "accounts": {
+        "signin": ("view",),
+        "restriction": ("view", "suspend_player"),
+        "player": ("view",),
+        "playernote": ("view", "add"),
+    },
 }
 
 

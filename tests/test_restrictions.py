@@ -235,3 +235,27 @@ def test_signed_out_callers_cannot_take_a_time_out_for_anyone():
     response = APIClient().post("/api/account/time-out/", {"period": "24h"}, format="json")
     assert response.status_code in (401, 403)
     assert not Restriction.objects.exists()
+
+
+def test_a_supervisor_sees_a_players_page_with_money_sign_ins_stops_and_adds_a_note(client, supervisor):
+    from baccarat_site.accounts.models import PlayerNote, SignIn
+
+    alice = make_player("alice", "250.00")
+    SignIn.objects.create(user=alice, ip_address="203.0.113.9", user_agent="Firefox/140")
+    services.player_self_restrict(user=alice, kind="time_out", period="24h")
+    page, done = act(client, supervisor, alice, "add_note", "Called support about a late payout")
+    assert done.status_code == 302
+    note = PlayerNote.objects.get()
+    assert (note.player, note.author, note.text) == (alice, supervisor, "Called support about a late payout")
+    assert LogEntry.objects.filter(additional_data__action="player.note", actor=supervisor).exists()
+
+    detail = client.get(reverse("admin:accounts_player_change", args=[alice.pk])).content.decode()
+    for shown in ("250.00 CHIPS", "203.0.113.9", "Firefox/140", "Time-out", "Called support about a late payout"):
+        assert shown in detail, shown
+    assert "stopped: time-out until" in client.get(PLAYERS).content.decode()
+
+
+def test_staff_below_supervisor_cannot_write_notes():
+    alice = make_player("alice")
+    with pytest.raises(services.NotAllowed):
+        services.player_note_add(player=alice, text="Not mine to write", actor=staff("c", roles.CASHIERS))

@@ -22,11 +22,15 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
+from baccarat_site import money
 from baccarat_site.accounts import selectors, services
-from baccarat_site.accounts.models import Player, Restriction, SignIn
+from baccarat_site.accounts.models import Player, PlayerNote, Restriction, SignIn
 from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
+from wallets.models import Wallet
 
 
 @admin.register(SignIn)
@@ -52,11 +56,25 @@ class PlayerActionForm(forms.Form):
     )
 
 
-#: action → (title, service, past tense for the message)
-PLAYER_ACTIONS: dict[str, tuple[str, Callable[..., Any], str]] = {
-    "suspend": ("Suspend the selected players", services.player_suspend, "suspended"),
-    "reinstate": ("Reinstate the selected players", services.player_reinstate, "reinstated"),
-    "close_account": ("Close the selected players' accounts", services.player_close, "closed"),
+class PlayerNoteForm(forms.Form):
+    reason = forms.CharField(
+        label="Note",
+        max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+        help_text="What you saw or did: kept on the player's page, with your name, and in the audit trail.",
+    )
+
+
+def _note(*, user: Any, reason: str, actor: Any) -> Any:
+    return services.player_note_add(player=user, text=reason, actor=actor)
+
+
+#: action → (title, service, past tense for the message, form)
+PLAYER_ACTIONS: dict[str, tuple[str, Callable[..., Any], str, type[forms.Form]]] = {
+    "suspend": ("Suspend the selected players", services.player_suspend, "suspended", PlayerActionForm),
+    "reinstate": ("Reinstate the selected players", services.player_reinstate, "reinstated", PlayerActionForm),
+    "close_account": ("Close the selected players' accounts", services.player_close, "closed", PlayerActionForm),
+    "add_note": ("Add a note to the selected players", _note, "noted", PlayerNoteForm),
 }
 
 
@@ -82,17 +100,76 @@ class RestrictionInline(_RestrictionInlineBase):
         return False
 
 
+if TYPE_CHECKING:
+    _PlayerNoteInlineBase = admin.TabularInline[PlayerNote, Player]
+else:
+    _PlayerNoteInlineBase = admin.TabularInline
+
+
+class PlayerNoteInline(_PlayerNoteInlineBase):
+    model = PlayerNote
+    fk_name = "player"
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "author", "text")
+    readonly_fields = fields
+    verbose_name_plural = "staff notes (add one with the list's “Add a note” action)"
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
 @admin.register(Player)
 class PlayerAdmin(ReadOnlyAdmin):
-    """Players (not staff): who they are, whether their play is stopped and why, with Suspend, Reinstate and
-    Close account for staff with ``accounts.suspend_player`` (each through ``accounts.services``, audited)."""
+    """A player's page for staff: who they are, their balance with links to their ledger and bets, their recent
+    sign-ins, whether their play is stopped and why (every restriction), and staff notes. Suspend, Reinstate and
+    Close account for staff with ``accounts.suspend_player``, Add a note with ``accounts.add_playernote``; each
+    through ``accounts.services``, audited."""
 
     list_display = ("username", "play", "date_joined", "last_login")
     search_fields = ("username", "email")
-    fields = ("username", "email", "date_joined", "last_login", "play")
+    fields = ("username", "email", ("date_joined", "last_login"), "play", "money", "recent_sign_ins")
     readonly_fields = fields
-    inlines = (RestrictionInline,)
+    inlines = (RestrictionInline, PlayerNoteInline)
     actions = tuple(PLAYER_ACTIONS)
+
+    @admin.display(description="Money")
+    def money(self, player: Player) -> str:
+        wallet = Wallet.objects.filter(user=player).first()
+        if wallet is None:
+            return "no wallet yet"
+        links = [
+            ("Ledger", reverse("admin:wallets_ledgerentry_changelist") + f"?wallet__id__exact={wallet.pk}"),
+            ("Bets", reverse("admin:tables_bet_changelist") + f"?q={player.get_username()}"),
+        ]
+        return format_html(
+            "{} {} · {}",
+            money.display(wallet.balance),
+            wallet.currency,
+            format_html_join(" · ", '<a href="{}">{}</a>', [(url, name) for name, url in links]),
+        )
+
+    @admin.display(description="Recent sign-ins")
+    def recent_sign_ins(self, player: Player) -> str:
+        rows = SignIn.objects.filter(user=player)[:10]
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (f"{row.at:%Y-%m-%d %H:%M:%S} UTC", row.get_method_display(), row.ip_address or "—", row.user_agent)
+                for row in rows
+            ),
+        )
+        every = reverse("admin:accounts_signin_changelist") + f"?q={player.get_username()}"
+        return format_html(
+            "<table><thead><tr><th>When</th><th>How</th><th>Address</th><th>Browser</th></tr></thead>"
+            '<tbody>{}</tbody></table><a href="{}">Every sign-in</a>',
+            body or format_html("<tr><td colspan=4>none yet</td></tr>"),
+            every,
+        )
 
     @admin.display(description="Play")
     def play(self, player: Player) -> str:
@@ -117,10 +194,17 @@ class PlayerAdmin(ReadOnlyAdmin):
     def close_account(self, request: HttpRequest, queryset: QuerySet[Player]) -> HttpResponse | None:
         return self._act(request, queryset, "close_account")
 
+    def has_add_playernote_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("accounts.add_playernote")
+
+    @admin.action(description="Add a note to the selected players…", permissions=["add_playernote"])
+    def add_note(self, request: HttpRequest, queryset: QuerySet[Player]) -> HttpResponse | None:
+        return self._act(request, queryset, "add_note")
+
     def _act(self, request: HttpRequest, queryset: QuerySet[Player], name: str) -> HttpResponse | None:
-        title, service, done = PLAYER_ACTIONS[name]
+        title, service, done, form_class = PLAYER_ACTIONS[name]
         players = list(queryset.order_by("pk"))
-        form = PlayerActionForm(request.POST if "apply" in request.POST else None)
+        form = form_class(request.POST if "apply" in request.POST else None)
         if form.is_valid():
             for player in players:
                 try:

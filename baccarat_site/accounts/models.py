@@ -119,6 +119,22 @@ class Restriction(models.Model):
         return f"{self.get_kind_display()} of {self.user}{until}"
 
 
+class PlayerNote(models.Model):
+    """A staff member's note on a player (what support, risk or a supervisor saw and did). Append-only: written
+    by ``accounts.services.player_note_add``, never edited or deleted in the admin."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="staff_notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.CharField(max_length=1000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.author} on {self.player}: {self.text[:40]}"
+
+
 class PlayerManager(models.Manager["Player"]):
     def get_queryset(self) -> models.QuerySet[Player]:
         return super().get_queryset().filter(is_staff=False, is_superuser=False)

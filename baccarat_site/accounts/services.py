@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
 from baccarat_site.accounts import selectors
-from baccarat_site.accounts.models import Profile, Restriction, SignIn
+from baccarat_site.accounts.models import PlayerNote, Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.audit import audit
 from baccarat_site.errors import Conflict, DomainError
@@ -291,3 +291,16 @@ def restriction_ends_session(*, user_id: int) -> bool:
         return True
     cache.delete(_restricted_key(user_id))
     return False
+
+
+@transaction.atomic
+def player_note_add(*, player: Any, text: str, actor: Any) -> PlayerNote:
+    """A staff member's note on a player (staff with ``accounts.add_playernote``), audited."""
+    if actor is None or not actor.has_perm("accounts.add_playernote"):
+        raise NotAllowed("Only staff with the right to write player notes may do this.")
+    text = (text or "").strip()
+    if not text:
+        raise DomainError("A note needs some text.", code="invalid_request")
+    note = PlayerNote.objects.create(player=player, author=actor, text=text[:1000])
+    audit(actor=actor, action="player.note", target=player, after={"note": note.text})
+    return note
