@@ -98,3 +98,17 @@ def test_the_table_detail_shows_a_signed_in_player_their_personal_limits(restric
     assert mine.json()["personal_limits"] == {"max_stake": "250.00"}
     assert client_for(bob).get(f"/api/tables/{table_id}/").json()["personal_limits"] is None
     assert client_for(None).get(f"/api/tables/{table_id}/").json()["personal_limits"] is None
+
+
+def test_a_personal_maximum_costs_a_confirm_no_extra_statement(restricted, player, place, pb_round):
+    """It is read inside the placement's existing query (tables/services/placement.py ``_MINE_ON_ROUND``)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    place(player("warm", "100.00"), pb_round, ("tie", "1.00"))  # the round's stake row and the id sequence
+    counts = []
+    for user in (restricted("alice", "100.00"), player("carol", "100.00")):
+        with CaptureQueriesContext(connection) as queries:
+            place(user, pb_round, ("tie", "1.00"))
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
