@@ -3,6 +3,7 @@ after and why, and nothing invalid is saved (baccarat_site/accounts/admin.py, ba
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -131,3 +132,15 @@ def test_a_player_has_one_limit_row(client, staff, alice):
     assert response.status_code == 200
     assert "already exists" in response.content.decode()
     assert PlayerLimit.objects.get(user=alice).max_stake == Decimal("100.00")
+
+
+def test_the_supervisors_add_and_change_pages_ask_for_a_reason_and_show_the_last_one(client, staff, alice):
+    staff(roles.SUPERVISORS)
+    add = client.get(ADD)
+    assert add.status_code == 200
+    assert 'name="reason"' in add.content.decode()
+    player_limit_set(user=alice, max_stake=Decimal("100.00"), reason="set by a supervisor", actor=None)
+    change = client.get(change_url(alice)).content.decode()
+    assert "set by a supervisor" in change  # the last reason, read-only
+    (reason_input,) = re.findall(r'<input[^>]*name="reason"[^>]*>', change)
+    assert "set by a supervisor" not in reason_input  # each change states its own reason
