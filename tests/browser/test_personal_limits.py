@@ -56,11 +56,13 @@ def test_the_board_keeps_a_player_within_their_personal_maximum(casino_url, page
     expect(pending(page, "tie")).to_have_text("+100.00")
     page.click("#clear")
 
-    # Lowered while the page is open: the page cannot know, the server refuses with the same code and says why.
+    # Lowered while the page is open: the page cannot know; the server refuses with the same code, and the page
+    # says why and shows the new limit.
     player_limit_set(user=player, max_stake=Decimal("20.00"), reason="lowered on review", actor=supervisor)
     chip(page, 25)
     spot(page, "tie").click()
     page.click("#confirm")
-    expect(page.locator("[data-error-for=tie]")).to_have_text("The maximum on Tie is 20.00.")
+    expect(page.locator("[data-error-for=tie]")).to_have_text("Your personal maximum on Tie is 20.00 in a round.")
+    expect(page.locator("#personal-max")).to_have_text("20.00")
     expect(page.locator("#balance")).to_have_text("10,000.00")
     assert not Bet.objects.filter(user=player).exists()

@@ -252,14 +252,17 @@ export class Board {
     this.config.personal_limits = limits || null;
   }
 
-  /** Whether a refusal (the board's own or the server's above_max) was measured against the personal maximum. */
+  /** Whether a refusal (the board's own or the server's above_max) was measured against the personal maximum.
+   * The board knows the round's own limits, so for a player who has a personal maximum, a server's above_max
+   * below the table's maximum (or on Player/Banker under a difference limit, which have none) is the personal
+   * one, even when staff lowered it after the last snapshot. */
   isPersonal(problem) {
     if (problem.personal) return true;
     const personal = this.personalMax();
     const spot = problem.bet_type && this.spots[problem.bet_type];
     if (problem.code !== "above_max" || personal === null || !spot || problem.limit === undefined || problem.limit === null) return false;
     const capped = !(this.config.pb_difference_limit !== null && (spot.type === "player" || spot.type === "banker"));
-    return cents(problem.limit) === cents(personal) && (!capped || cents(personal) < cents(spot.max));
+    return !capped || cents(problem.limit) < cents(spot.max);
   }
 
   /** The round's own limits (round.opened, snapshot): what the server will check this round. */

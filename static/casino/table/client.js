@@ -628,6 +628,8 @@ function createTable(root, config, options) {
       if (data.code === "network") notice(gettext("No connection: the bets were not placed. Try again."), "error");
       else {
         const type = data.bet_type && board.buttons[data.bet_type] ? data.bet_type : Object.keys(pending)[0];
+        // A personal maximum changed since the last snapshot: the refusal says what it is now.
+        if (board.isPersonal(data)) renderPersonalLimits({ max_stake: data.limit });
         board.showError(type, explain(data));
         notice(explain(data), "error");
       }
