@@ -5,8 +5,10 @@
 - **Cashiers** move money: deposits, withdrawals and adjustments (``wallets.move_money``), and read the wallets
   and the ledger. A movement over ``settings.MONEY_APPROVAL_THRESHOLD`` becomes a request that another staff
   member with ``wallets.approve_money`` must approve.
-- **Supervisors** hold both duties and approve money requests; they also act on players (suspend, reinstate,
-  close an account: ``accounts.suspend_player``).
+- **Supervisors** hold both duties and approve money requests; they also act on players: suspend, reinstate,
+  close an account (``accounts.suspend_player``), write staff notes, and they alone set a player's personal
+  maximum stake (``accounts.PlayerLimit``: view, add, change; never delete, a limit is cleared by a change with
+  its reason).
 - **Auditors** read everything (every ``view_*`` permission of the casino's apps, the audit trail, the
   reports) and change nothing.
 
@@ -70,6 +72,10 @@ _APPROVALS: Grants = {
     },
 }
 
+_PLAYERS: Grants = {
+    "accounts": {"playerlimit": ("view", "add", "change")},
+}
+
 
 def _merge(*grants: Grants) -> Grants:
     out: dict[str, dict[str, set[str]]] = {}
@@ -84,7 +90,7 @@ def _merge(*grants: Grants) -> Grants:
 ROLES: dict[str, Grants] = {
     TABLE_OPERATORS: _TABLES,
     CASHIERS: _MONEY,
-    SUPERVISORS: _merge(_TABLES, _MONEY, _APPROVALS),
+    SUPERVISORS: _merge(_TABLES, _MONEY, _APPROVALS, _PLAYERS),
     AUDITORS: {},
 }
 

@@ -51,6 +51,12 @@ class LimitSerializer(serializers.Serializer):
     max = serializers.CharField()
 
 
+class PersonalLimitsSerializer(serializers.Serializer):
+    max_stake = serializers.CharField(
+        help_text="The most the player may stake on one bet type in one round, at any table (docs/rules.md)."
+    )
+
+
 class RoundBriefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     number = serializers.IntegerField()
@@ -90,11 +96,14 @@ class TableDetailApi(APIView):
         shoe = serializers.JSONField(allow_null=True)
         previous_shoe = serializers.JSONField(allow_null=True)
         roads = serializers.JSONField()
+        personal_limits = PersonalLimitsSerializer(
+            allow_null=True, help_text="The signed-in player's personal limits; null for anyone else or none set."
+        )
         server_time = serializers.CharField()
 
     @extend_schema(responses={200: OutputSerializer, 404: ERRORS[404]})
     def get(self, request: Request, table_id: int) -> Response:
-        return Response(table_selectors.table_detail(table_id))
+        return Response(table_selectors.table_detail(table_id, user=request.user))
 
 
 # ── rounds ──────────────────────────────────────────────────────────────────

@@ -46,6 +46,8 @@ TABLE_OPERATOR_PERMISSIONS = {
     "tables.view_shoe",
     "tables.view_round",
     "tables.view_bet",
+    "tables.view_riskalert",
+    "tables.acknowledge_riskalert",
 }
 CASHIER_PERMISSIONS = {
     "wallets.view_wallet",
@@ -54,7 +56,19 @@ CASHIER_PERMISSIONS = {
     "wallets.view_ledgerentry",
     "wallets.view_moneyrequest",
 }
-SUPERVISOR_EXTRA = {"wallets.approve_money", "auth.view_user"}
+SUPERVISOR_EXTRA = {
+    "wallets.approve_money",
+    "auth.view_user",
+    "accounts.view_signin",
+    "accounts.view_restriction",
+    "accounts.suspend_player",
+    "accounts.view_player",
+    "accounts.view_playernote",
+    "accounts.add_playernote",
+    "accounts.view_playerlimit",
+    "accounts.add_playerlimit",
+    "accounts.change_playerlimit",
+}
 
 
 def group_permissions(name: str) -> set[str]:

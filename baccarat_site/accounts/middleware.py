@@ -45,8 +45,7 @@ class RestrictedSessionMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         user = getattr(request, "user", None)
-        signed_in_player = user is not None and user.is_authenticated and not user.is_staff
-        if signed_in_player and restriction_ends_session(user_id=user.pk):
+        if user is not None and user.is_authenticated and not user.is_staff and self._stopped(user.pk):
             logout(request)
             if request.path.startswith("/api/"):
                 return JsonResponse(
@@ -54,3 +53,7 @@ class RestrictedSessionMiddleware:
                 )
             return redirect(settings.LOGIN_URL)
         return self.get_response(request)
+
+    @staticmethod
+    def _stopped(user_id: int) -> bool:
+        return restriction_ends_session(user_id=user_id)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, cast
 from django.db.models import F, Q
 from django.utils import timezone
 
-from baccarat_site.accounts.models import Profile, Restriction
-from baccarat_site.money import display
+from baccarat_site.accounts.models import PlayerLimit, Profile, Restriction
+from baccarat_site.money import display, text
 from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
 
@@ -21,6 +21,13 @@ if TYPE_CHECKING:
 def profile_of(*, user: Any) -> Profile:
     """The player's preferences (defaults, unsaved, for a player who has none yet)."""
     return Profile.objects.filter(user=user).first() or Profile(user=user)
+
+
+def personal_limits_of(*, user: Any) -> dict[str, str] | None:
+    """The player's personal limits as the API shows them, ``{"max_stake": "100.00"}``, or None when they have
+    none (docs/api.md ``personal_limits``)."""
+    max_stake = PlayerLimit.objects.filter(user_id=user.pk).values_list("max_stake", flat=True).first()
+    return None if max_stake is None else {"max_stake": text(max_stake)}
 
 
 @dataclass(frozen=True)

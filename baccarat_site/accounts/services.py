@@ -1,12 +1,13 @@
 """Everything the accounts app writes: a new player (with their starting money), their preferences, API tokens,
-and the stops on a player's play (restrictions: a staff suspension or closure, the player's own time-out or
-self-exclusion)."""
+the personal limit staff set on a player, staff notes, and the stops on a player's play (restrictions: a staff
+suspension or closure, the player's own time-out or self-exclusion)."""
 
 from __future__ import annotations
 
 import ipaddress
 import secrets
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from dateutil.relativedelta import relativedelta
@@ -19,8 +20,9 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
+from baccarat_site import money
 from baccarat_site.accounts import selectors
-from baccarat_site.accounts.models import PlayerNote, Profile, Restriction, SignIn
+from baccarat_site.accounts.models import PlayerLimit, PlayerNote, Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.audit import audit
 from baccarat_site.errors import Conflict, DomainError
@@ -33,6 +35,15 @@ LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
 
 class UsernameTaken(Conflict):
     code = "username_taken"
+
+
+class InvalidPlayerLimit(DomainError):
+    code = "invalid_player_limit"
+
+
+#: The largest personal maximum: what one stake can be (tables_bet.amount is numeric(12, 2)).
+MAX_PERSONAL_STAKE = Decimal("9999999999.99")
+REASON_MIN, REASON_MAX = 5, 200
 
 
 def player_sign_up(*, form: Any, language: str = "") -> Any:
@@ -304,3 +315,42 @@ def player_note_add(*, player: Any, text: str, actor: Any) -> PlayerNote:
     note = PlayerNote.objects.create(player=player, author=actor, text=text[:1000])
     audit(actor=actor, action="player.note", target=player, after={"note": note.text})
     return note
+
+
+def player_limit_set(*, user: Any, max_stake: Decimal | None, reason: str, actor: Any) -> PlayerLimit:
+    """Set (``max_stake``) or clear (``None``) a player's personal maximum stake, with the reason, and write who
+    did it, the limit before and after and why to the audit trail, all in one transaction.
+
+    It applies from the player's next confirm, in the round under way too; bets already confirmed stay. Raises
+    :class:`InvalidPlayerLimit` for an amount that is not positive with at most two decimals, a reason outside
+    5-200 characters, or a staff member setting their own limit (no one sets their own).
+    """
+    if max_stake is not None:
+        amount = money.to_amount(max_stake)
+        if amount is None or amount < money.CENT or amount > MAX_PERSONAL_STAKE:
+            raise InvalidPlayerLimit(
+                "A personal maximum is an amount greater than zero with at most two decimals, up to "
+                f"{money.display(MAX_PERSONAL_STAKE)}."
+            )
+        max_stake = amount
+    reason = (reason or "").strip()
+    if not REASON_MIN <= len(reason) <= REASON_MAX:
+        raise InvalidPlayerLimit(f"Give a reason of {REASON_MIN} to {REASON_MAX} characters.", code="missing_reason")
+    if actor is not None and getattr(actor, "pk", None) == user.pk:
+        raise InvalidPlayerLimit("No one sets their own personal limit.", code="own_limit", status=403)
+    with transaction.atomic():
+        limit, _created = PlayerLimit.objects.select_for_update().get_or_create(user=user, defaults={"reason": reason})
+        before = limit.max_stake
+        limit.max_stake = max_stake
+        limit.reason = reason
+        limit.updated_by = actor if getattr(actor, "is_authenticated", False) else None
+        limit.save()
+        audit(
+            actor=actor,
+            action="player_limit.set" if max_stake is not None else "player_limit.clear",
+            target=limit,
+            reason=reason,
+            before={"max_stake": money.text_or_none(before)},
+            after={"max_stake": money.text_or_none(max_stake)},
+        )
+    return limit

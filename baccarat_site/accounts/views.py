@@ -93,6 +93,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Your preferences are saved."))
         return response
     refill = selectors.refill_status(user=request.user)
+    personal = selectors.personal_limits_of(user=request.user)
     return render(
         request,
         "accounts/profile.html",
@@ -101,6 +102,7 @@ def profile(request: HttpRequest) -> HttpResponse:
             "refill": refill,
             "refill_amount": display(refill.starting),
             "refill_refusal": _refusal_text(refill.refusal, refill),
+            "personal_max": display(personal["max_stake"]) if personal else "",
         },
     )
 

@@ -136,6 +136,7 @@ def validate_bets(
     existing: Sequence[tuple[str, Decimal]],
     limits: Limits,
     shoe_round: int,
+    personal_max: Decimal | None = None,
 ) -> list[BetViolation]:
     """Every reason the ``new`` bets may not be placed (empty: they may), given the round's ``existing`` bets.
 
@@ -144,6 +145,10 @@ def validate_bets(
     total stake (existing + new) against below_min / above_max (for Player and Banker only the minimum when the
     table has a difference limit); then pb_difference_limit: |Banker − Player| of the round may not exceed it,
     unless the new bets narrow a difference that was already wider.
+
+    ``personal_max`` is the player's personal maximum (docs/rules.md "Personal limits"): it caps the round's
+    total on every bet type, Player and Banker included whatever the difference limit, and only ever lowers the
+    table's maximum. A total above it is ``above_max`` with the personal maximum as its ``limit``.
     """
     violations: list[BetViolation] = []
     totals: dict[str, Decimal] = {}
@@ -186,6 +191,16 @@ def validate_bets(
         if total < low:
             violations.append(
                 BetViolation("below_min", bet_type, f"The minimum {bet_type} stake is {display(low)}.", low)
+            )
+        elif personal_max is not None and personal_max < high and total > personal_max:
+            violations.append(
+                BetViolation(
+                    "above_max",
+                    bet_type,
+                    f"Your personal maximum stake on {bet_type} in a round is {display(personal_max)}"
+                    f" (this would make it {display(total)}).",
+                    personal_max,
+                )
             )
         elif total > high:
             violations.append(

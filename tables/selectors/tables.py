@@ -240,8 +240,19 @@ def table_list() -> list[dict[str, Any]]:
     return [_table_row(table, latest.get(table.pk), decks[table.pk]) for table in tables]
 
 
-def table_detail(table_id: int) -> dict[str, Any]:
-    """GET /api/tables/{id}/: the list row plus the current round, the shoe and the roads.
+def personal_limits(user: Any) -> dict[str, str] | None:
+    """A signed-in player's personal limits (``{"max_stake": …}``), None for anyone else or a player without."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    # Imported here: the accounts' selectors import this module.
+    from baccarat_site.accounts.selectors import personal_limits_of
+
+    return personal_limits_of(user=user)
+
+
+def table_detail(table_id: int, user: Any = None) -> dict[str, Any]:
+    """GET /api/tables/{id}/: the list row plus the current round, the shoe and the roads, and for a signed-in
+    ``user`` their personal limits (``personal_limits``, None for anyone else).
 
     Raises :class:`baccarat_site.errors.NotFound` (``table_not_found``).
     """
@@ -261,6 +272,7 @@ def table_detail(table_id: int) -> dict[str, Any]:
             "shoe": shoe_info(shoe),
             "previous_shoe": previous_shoe_info(table.pk, shoe.number if shoe else None),
             "roads": shoe_roads(shoe.pk if shoe else None),
+            "personal_limits": personal_limits(user),
             "server_time": server_time(),
         }
     )
@@ -338,10 +350,12 @@ def table_snapshot(table_id: int, user: Any = None) -> dict[str, Any]:
 
 
 def player_snapshot(user: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
-    """A signed-in player's part of a snapshot: balance, own bets in the current and the previous round."""
+    """A signed-in player's part of a snapshot: balance, personal limits, own bets in the current and the previous
+    round."""
     round_, last = snapshot.get("round"), snapshot.get("last_round")
     return {
         "balance": user_balance(user),
+        "personal_limits": personal_limits(user),
         "my_bets": user_round_bets(user, round_["id"]) if round_ else [],
         "my_last_bets": user_round_bets(user, last["id"]) if last else [],
     }

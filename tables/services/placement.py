@@ -30,6 +30,7 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, cast
 
@@ -228,7 +229,6 @@ WHERE r.id = %s AND r.state = 'betting' AND r.closes_at > %s AND t.status = 'ope
 FOR SHARE OF r
 """
 
-# The player's stake per type on the round so far, whether the key is taken, and ids for the new bets.
 # Whether the player may bet now: the account is active and no restriction (accounts.Restriction) is running.
 _PLAYER_STOPPED = """
 SELECT u.is_active, r.kind, r.ends_at
@@ -247,10 +247,15 @@ def _player_stopped_sql() -> str:
     return _PLAYER_STOPPED.format(users=get_user_model()._meta.db_table)
 
 
+# The player's stake per type on the round so far, whether the key is taken, the player's personal maximum
+# (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one index probe, no extra round trip)
+# and ids for the new bets.
 _MINE_ON_ROUND = """
 SELECT 'bet', type, SUM(amount) FROM tables_bet WHERE round_id = %s AND user_id = %s GROUP BY type
 UNION ALL
 SELECT 'key', NULL, NULL FROM tables_betplacement WHERE user_id = %s AND idempotency_key = %s
+UNION ALL
+SELECT 'max', NULL, max_stake FROM accounts_playerlimit WHERE user_id = %s AND max_stake IS NOT NULL
 UNION ALL
 SELECT 'id', NULL, nextval(%s::regclass) FROM generate_series(1, %s)
 """
@@ -354,24 +359,29 @@ def _place(
         # Read now, not at sign-in: a socket opened before an operator disabled, suspended or closed the account,
         # or before the player took a time-out or excluded themselves, keeps its user.
         cursor.execute(_player_stopped_sql(), [now, now, user.pk])
-        stopped = cursor.fetchone()
+        stopped = cast("tuple[bool, str | None, datetime | None] | None", cursor.fetchone())
         if stopped is None or not stopped[0]:
             raise DomainError("This account is disabled.", code="account_disabled", status=403)
         if stopped[1] is not None:
             raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
 
-        cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, _bet_sequence(cursor), len(bets)])
+        cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, user.pk, _bet_sequence(cursor), len(bets)])
         existing: list[tuple[str, Decimal]] = []
         bet_ids: list[int] = []
+        personal_max: Decimal | None = None
         for kind, bet_type, value in cast("list[tuple[str, str, Any]]", cursor.fetchall()):
             if kind == "key":
                 raise _KeyTaken
             if kind == "bet":
                 existing.append((bet_type, value))
+            elif kind == "max":
+                personal_max = value
             else:
                 bet_ids.append(int(value))
 
-        violations = engine.validate_bets(bets, existing, engine_limits, shoe_round)
+        # The personal maximum is read now, not with the round's terms: a supervisor's change (it only ever
+        # narrows the table's limits) applies from the player's next confirm.
+        violations = engine.validate_bets(bets, existing, engine_limits, shoe_round, personal_max)
         if violations:
             first = violations[0]
             raise InvalidBet(first.detail, code=first.code, bet_type=first.bet_type, limit=first.limit)

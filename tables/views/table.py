@@ -12,7 +12,7 @@ from tables.engine import chip_denominations, payout_labels
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES
 from tables.models import Table
-from tables.selectors.tables import table_decks
+from tables.selectors.tables import personal_limits, table_decks
 
 
 def table_board(table: Table) -> dict[str, Any]:
@@ -54,11 +54,15 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     board = table_board(table)
     board["signed_in"] = request.user.is_authenticated
     board["bet_names"] = {t: str(n) for t, n in BET_NAMES.items()}
+    # The player's personal maximum (docs/rules.md "Personal limits"); the snapshot keeps it current.
+    board["personal_limits"] = personal_limits(request.user)
+    personal_max = board["personal_limits"] and board["personal_limits"]["max_stake"]
     context = {
         "table": table,
         "board": board,
         "spots": {spot["type"]: spot for spot in board["spots"]},
         "pb_limit": display(table.variant.engine_limits().pb_difference or 0),
         "decks": table_decks(table),  # the current shoe's, not the variant's next one
+        "personal_max": display(personal_max) if personal_max else "",
     }
     return render(request, "tables/table.html", context)

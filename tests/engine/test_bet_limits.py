@@ -157,3 +157,40 @@ def test_a_second_batch_is_judged_on_the_rounds_totals(first, second, limit):
     widened = abs(second - first) > limit and abs(second - first) > first
     ok = validate_bets([("banker", D(second))], existing, table, 1) == []
     assert ok == (not widened)
+
+
+# ── a player's personal maximum (docs/rules.md "Personal limits") ──
+
+
+def test_a_personal_maximum_caps_the_rounds_total_on_each_type_at_and_one_cent_past_it():
+    personal = D("100.00")
+    assert validate_bets([("tie", D("100.00"))], [], limits(), 1, personal) == []
+    (refused,) = validate_bets([("tie", D("0.01"))], [("tie", D("100.00"))], limits(), 1, personal)
+    assert (refused.code, refused.bet_type, refused.limit) == ("above_max", "tie", personal)
+    assert refused.detail == "Your personal maximum stake on tie in a round is 100.00 (this would make it 100.01)."
+
+
+def test_a_personal_maximum_caps_player_and_banker_even_under_a_difference_limit():
+    # 100 on each side keeps the difference at 0, well within 500: only the personal maximum refuses it.
+    assert validate_bets([("player", D("100.00")), ("banker", D("100.00"))], [], limits(), 1, D("100.00")) == []
+    refused = validate_bets([("player", D("100.01")), ("banker", D("100.01"))], [], limits(), 1, D("100.00"))
+    assert [(v.code, v.bet_type, v.limit) for v in refused] == [
+        ("above_max", "player", D("100.00")),
+        ("above_max", "banker", D("100.00")),
+    ]
+
+
+def test_a_personal_maximum_above_the_tables_never_raises_it():
+    (refused,) = validate_bets([("tie", D("5000.01"))], [], limits(), 1, D("9000.00"))
+    assert (refused.code, refused.limit) == ("above_max", D("5000.00"))
+    assert "personal" not in refused.detail
+
+
+@given(
+    personal=st.decimals(min_value=D("0.01"), max_value=D("6000"), places=2),
+    stake=st.decimals(min_value=D("1.00"), max_value=D("6000"), places=2),
+)
+def test_a_bet_passes_with_a_personal_maximum_only_if_it_passes_without_and_stays_within_it(personal, stake):
+    with_personal = validate_bets([("tie", stake)], [], limits(), 1, personal)
+    without = validate_bets([("tie", stake)], [], limits(), 1)
+    assert (with_personal == []) == (without == [] and stake <= personal)

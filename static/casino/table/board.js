@@ -51,8 +51,10 @@ export function chipSVG(valueCents, extraClass = "") {
   );
 }
 
-/** Why a set of stakes may not be placed, as the server would say it (engine's validate_bets, same order). */
-export function violations(pending, confirmed, spots, available, pbLimit) {
+/** Why a set of stakes may not be placed, as the server would say it (engine's validate_bets, same order).
+ * `personalMax`: the player's personal maximum (a string, or null): it caps each type's round total, Player and
+ * Banker included, and only ever lowers the table's maximum; a refusal by it carries `personal: true`. */
+export function violations(pending, confirmed, spots, available, pbLimit, personalMax = null) {
   const out = [];
   const types = Object.keys(pending).filter((type) => pending[type] > 0);
   for (const type of types) {
@@ -64,8 +66,11 @@ export function violations(pending, confirmed, spots, available, pbLimit) {
     const total = (confirmed[type] || 0) + pending[type];
     // With a difference limit, that difference is Player's and Banker's binding maximum (checked below).
     const capped = !(pbLimit !== null && (type === "player" || type === "banker"));
+    const personal = personalMax !== null && personalMax !== undefined ? cents(personalMax) : null;
     if (total < cents(spots[type].min)) out.push({ bet_type: type, code: "below_min", limit: spots[type].min });
-    else if (capped && total > cents(spots[type].max)) out.push({ bet_type: type, code: "above_max", limit: spots[type].max });
+    else if (personal !== null && (!capped || personal < cents(spots[type].max)) && total > personal) {
+      out.push({ bet_type: type, code: "above_max", limit: personalMax, personal: true });
+    } else if (capped && total > cents(spots[type].max)) out.push({ bet_type: type, code: "above_max", limit: spots[type].max });
   }
   if (pbLimit !== null && (pending.player || pending.banker)) {
     const before = Math.abs((confirmed.banker || 0) - (confirmed.player || 0));
@@ -144,7 +149,7 @@ export class Board {
     if (!this.open || !batch.length) return false;
     const next = this.pending();
     for (const { type, cents: c } of batch) next[type] = (next[type] || 0) + c;
-    const problems = violations(next, this.confirmed, this.spots, this.available, this.config.pb_difference_limit)
+    const problems = violations(next, this.confirmed, this.spots, this.available, this.config.pb_difference_limit, this.personalMax())
       .filter((v) => v.code !== "below_min");
     const balance = this.hooks.balance();
     const total = Object.values(next).reduce((a, b) => a + b, 0);
@@ -234,6 +239,30 @@ export class Board {
     }
     // Stakes and stacks do not depend on it: only the controls may change, and only when betting opened or closed.
     if (open !== was) this.hooks.changed();
+  }
+
+  /** The player's personal maximum (a string such as "100.00") or null. */
+  personalMax() {
+    const limits = this.config.personal_limits;
+    return limits && limits.max_stake !== undefined ? limits.max_stake : null;
+  }
+
+  /** The player's personal limits as the snapshot carries them (`{max_stake}` or null): they apply at once. */
+  setPersonalLimits(limits) {
+    this.config.personal_limits = limits || null;
+  }
+
+  /** Whether a refusal (the board's own or the server's above_max) was measured against the personal maximum.
+   * The board knows the round's own limits, so for a player who has a personal maximum, a server's above_max
+   * below the table's maximum (or on Player/Banker under a difference limit, which have none) is the personal
+   * one, even when staff lowered it after the last snapshot. */
+  isPersonal(problem) {
+    if (problem.personal) return true;
+    const personal = this.personalMax();
+    const spot = problem.bet_type && this.spots[problem.bet_type];
+    if (problem.code !== "above_max" || personal === null || !spot || problem.limit === undefined || problem.limit === null) return false;
+    const capped = !(this.config.pb_difference_limit !== null && (spot.type === "player" || spot.type === "banker"));
+    return !capped || cents(problem.limit) < cents(spot.max);
   }
 
   /** The round's own limits (round.opened, snapshot): what the server will check this round. */

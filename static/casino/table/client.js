@@ -88,6 +88,9 @@ function createTable(root, config, options) {
       case "below_min":
         return fill(gettext("The minimum on %(bet)s is %(amount)s."), { bet: name, amount: limit });
       case "above_max":
+        if (board.isPersonal(problem)) {
+          return fill(gettext("Your personal maximum on %(bet)s is %(amount)s in a round."), { bet: name, amount: limit });
+        }
         return fill(gettext("The maximum on %(bet)s is %(amount)s."), { bet: name, amount: limit });
       case "pb_difference_limit":
         return fill(gettext("Player and Banker stakes may differ by at most %(amount)s."), { amount: limit });
@@ -136,6 +139,14 @@ function createTable(root, config, options) {
       fill(gettext("All: %(amount)s · %(players)s"), { amount: formatMoney(entry.amount), players: entry.players }),
     changed: () => renderControls(),
   });
+
+  /** The player's personal maximum, next to the table's limits (hidden when they have none). */
+  function renderPersonalLimits(limits) {
+    board.setPersonalLimits(limits);
+    const max = board.personalMax();
+    $("personal-limits").hidden = max === null;
+    if (max !== null) setText($("personal-max"), formatMoney(max));
+  }
 
   function balanceCents() {
     return options.balance ? options.balance() : S.balance;
@@ -447,6 +458,7 @@ function createTable(root, config, options) {
     renderPreviousShoe(snap.previous_shoe);
     renderRoads(snap.roads);
     if (signedIn) {
+      if (snap.personal_limits !== undefined) renderPersonalLimits(snap.personal_limits);
       if (!S.round || !round || round.id !== S.round.id) {
         const last = snap.my_last_bets || [];
         if (last.length) board.lastBets = last.filter((b) => b.status !== "refunded").map((b) => ({ type: b.type, cents: cents(b.amount) }));
@@ -586,7 +598,7 @@ function createTable(root, config, options) {
   async function confirmBets() {
     if (!canBet() || !board.hasPending()) return;
     const pending = board.pending();
-    const problems = violations(pending, board.confirmed, board.spots, board.available, config.pb_difference_limit);
+    const problems = violations(pending, board.confirmed, board.spots, board.available, config.pb_difference_limit, board.personalMax());
     board.clearErrors();
     const balance = balanceCents();
     if (balance !== null && board.pendingTotal() > balance) problems.push({ bet_type: Object.keys(pending)[0], code: "insufficient_funds" });
@@ -616,6 +628,8 @@ function createTable(root, config, options) {
       if (data.code === "network") notice(gettext("No connection: the bets were not placed. Try again."), "error");
       else {
         const type = data.bet_type && board.buttons[data.bet_type] ? data.bet_type : Object.keys(pending)[0];
+        // A personal maximum changed since the last snapshot: the refusal says what it is now.
+        if (board.isPersonal(data)) renderPersonalLimits({ max_stake: data.limit });
         board.showError(type, explain(data));
         notice(explain(data), "error");
       }
