@@ -55,7 +55,11 @@ def test_a_supervisor_sets_a_personal_maximum_and_the_change_is_audited(client, 
     (entry,) = audit_entries(limit)
     assert entry.actor == supervisor
     assert entry.changes_dict == {"max_stake": [None, "150.00"]}
-    assert entry.additional_data == {"action": "player_limit.set", "reason": "restricted at her request"}
+    assert entry.additional_data == {
+        "action": "player_limit.set",
+        "reason": "restricted at her request",
+        "actor_name": supervisor.username,
+    }
 
     response = client.post(change_url(alice), {"max_stake": "", "reason": "restriction lifted after review"})
     assert response.status_code == 302, response.content.decode()[:3000]
@@ -63,7 +67,11 @@ def test_a_supervisor_sets_a_personal_maximum_and_the_change_is_audited(client, 
     assert limit.max_stake is None
     last = audit_entries(limit)[-1]
     assert last.changes_dict == {"max_stake": ["150.00", None]}
-    assert last.additional_data == {"action": "player_limit.clear", "reason": "restriction lifted after review"}
+    assert last.additional_data == {
+        "action": "player_limit.clear",
+        "reason": "restriction lifted after review",
+        "actor_name": supervisor.username,
+    }
 
 
 @pytest.mark.parametrize("role", [roles.CASHIERS, roles.TABLE_OPERATORS])
