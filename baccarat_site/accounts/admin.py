@@ -37,6 +37,7 @@ from baccarat_site.accounts.models import Player, PlayerLimit, PlayerNote, Restr
 from baccarat_site.accounts.services import MAX_PERSONAL_STAKE, REASON_MAX, REASON_MIN, player_limit_set
 from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
+from wallets.forms import AmountField
 from wallets.models import Wallet
 
 
@@ -264,13 +265,10 @@ admin.site.register(User, AuditedUserAdmin)
 
 
 class PlayerLimitForm(forms.ModelForm):
-    max_stake = forms.DecimalField(
+    # Typed as plain digits only (``5e8`` or ``1,000`` is refused with a message, never read as a number).
+    max_stake = AmountField(
         label="Personal maximum stake",
         required=False,
-        max_digits=12,
-        decimal_places=2,
-        min_value=money.CENT,
-        max_value=MAX_PERSONAL_STAKE,
         help_text=PlayerLimit._meta.get_field("max_stake").help_text,
     )
     reason = forms.CharField(
@@ -288,6 +286,12 @@ class PlayerLimitForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Each change states its own reason; the last one is shown beside the form, not offered again.
         self.initial["reason"] = ""
+
+    def clean_max_stake(self) -> Any:
+        amount = self.cleaned_data["max_stake"]
+        if amount is not None and not money.CENT <= amount <= MAX_PERSONAL_STAKE:
+            raise ValidationError(f"Between 0.01 and {money.display(MAX_PERSONAL_STAKE)}, or empty for no limit.")
+        return amount
 
     def clean_user(self) -> Any:
         user = self.cleaned_data["user"]

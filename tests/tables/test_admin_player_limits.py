@@ -106,10 +106,12 @@ def test_a_supervisor_cannot_delete_a_personal_limit(client, staff, alice):
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"max_stake": "0.00", "reason": "restricted at request"}, "greater than or equal to 0.01"),
-        ({"max_stake": "-5", "reason": "restricted at request"}, "greater than or equal to 0.01"),
-        ({"max_stake": "10.001", "reason": "restricted at request"}, "no more than 2 decimal places"),
-        ({"max_stake": "abc", "reason": "restricted at request"}, "Enter a number"),
+        ({"max_stake": "0.00", "reason": "restricted at request"}, "Between 0.01 and"),
+        ({"max_stake": "-5", "reason": "restricted at request"}, "no sign"),
+        ({"max_stake": "10.001", "reason": "restricted at request"}, "at most two decimals"),
+        ({"max_stake": "abc", "reason": "restricted at request"}, "plain digits"),
+        ({"max_stake": "5e2", "reason": "restricted at request"}, "no exponent"),
+        ({"max_stake": "1,000", "reason": "restricted at request"}, "no thousands separator"),
         ({"max_stake": "100.00", "reason": ""}, "This field is required"),
         ({"max_stake": "100.00", "reason": "why"}, "at least 5 characters"),
     ],
