@@ -8,6 +8,7 @@ services, exactly as the management commands do.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -19,9 +20,50 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
+from baccarat_site import money
 from baccarat_site.errors import DomainError
 from tables.models import BONUS_MARGINS, PAYTABLE_FIELDS, Table, Variant, VariantBet, default_limits
 from tables.services import controls
+
+
+class TieOddsField(forms.TypedChoiceField):
+    """Tie's odds as a select that matches its value however the decimal is written ("9", "9.0", "9.00").
+
+    The options read "8.00" and "9.00" (``tables.models.TIE_ODDS``), as the database stores them; a value
+    written otherwise (a variant made in code with ``Decimal(9)``) still marks its option, and a whole number
+    posted by hand is taken as its two-place value, so the audit trail never records "9.00 → 9" as a change.
+    """
+
+    def prepare_value(self, value: Any) -> Any:
+        return _two_places(value)
+
+    def to_python(self, value: Any) -> str:
+        return _two_places(super().to_python(value))
+
+
+def _two_places(value: Any) -> Any:
+    """``value`` as "9.00" when it is a number, else unchanged (left for the choice check to refuse)."""
+    try:
+        return money.text(Decimal(str(value)))
+    except (ArithmeticError, ValueError):
+        return value
+
+
+class VariantForm(forms.ModelForm):
+    pays_tie = Variant._meta.get_field("pays_tie").formfield(choices_form_class=TieOddsField)
+
+    class Meta:
+        model = Variant
+        fields = (
+            "name",
+            "decks",
+            "cut_min",
+            "cut_max",
+            "pb_difference_limit",
+            *(f"pays_{name}" for name in PAYTABLE_FIELDS),
+            *(f"pays_bonus_margin_{m}" for m in BONUS_MARGINS),
+            "allow_player_advantage",
+        )
 
 
 class VariantBetInline(admin.TabularInline):
@@ -37,6 +79,7 @@ class VariantBetInline(admin.TabularInline):
 
 @admin.register(Variant)
 class VariantAdmin(admin.ModelAdmin):
+    form = VariantForm
     list_display = ("name", "decks", "pb_difference_limit", "pays_tie", "offered", "tables_using")
     search_fields = ("name",)
     inlines = [VariantBetInline]

@@ -68,6 +68,12 @@ _PAYS_HELP = {
 }
 
 
+#: Tie's two settings. Each value is written as the database gives it back (numeric(7, 2): "9.00"), because a
+#: select marks the option whose text equals the field's value: with ``Decimal(9)`` ("9") a stored 9:1 matched
+#: no option, and the browser sent the first one back, 8:1.
+TIE_ODDS = [(Decimal("8.00"), "8:1"), (Decimal("9.00"), "9:1")]
+
+
 def _odds_text(value: Any) -> str:
     """A decimal as stored in a round's terms: always two places ("8.00"), whether read or just typed."""
     return money.text(Decimal(str(value)))
@@ -105,10 +111,6 @@ class Variant(models.Model):
     the next round.
     """
 
-    class Tie(models.IntegerChoices):
-        EIGHT = 8, "8:1"
-        NINE = 9, "9:1"
-
     name = models.CharField(max_length=60, unique=True)
     decks = models.PositiveSmallIntegerField(default=8, validators=[MinValueValidator(1), MaxValueValidator(8)])
     cut_min = models.PositiveSmallIntegerField(
@@ -132,8 +134,9 @@ class Variant(models.Model):
         "tie pays",
         max_digits=7,
         decimal_places=2,
-        default=Decimal(8),
-        choices=[(Decimal(8), "8:1"), (Decimal(9), "9:1")],
+        default=TIE_ODDS[0][0],
+        choices=TIE_ODDS,
+        help_text=_PAYS_HELP["tie"],
     )
     pays_player_pair = _odds_field("player_pair")
     pays_banker_pair = _odds_field("banker_pair")
