@@ -1,9 +1,11 @@
 """Operators' admin for variants and tables; shoes, rounds and bets are in ``tables.admin_records``.
 
-Variants are validated by their typed fields, ``Variant.clean`` (no player advantage without the override)
-and the database constraints behind them, so nothing invalid reaches a running table. A table's status is
-never edited directly: Pause, Resume and Cancel current round each ask for a reason and call the live-table
-services, exactly as the management commands do.
+Variants are validated by their typed fields, ``Variant.clean`` (no player advantage without the override),
+the offered-bets formset (``Variant.offer_errors``: at least one bet, none that can never win with the
+variant's decks, a difference limit a minimum bet fits in) and the database constraints behind them, so
+nothing unplayable reaches a running table. A table's pace keeps to the ranges of its fields' validators.
+A table's status is never edited directly: Pause, Resume and Cancel current round each ask for a reason and
+call the live-table services, exactly as the management commands do.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.validators import MaxValueValidator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -22,7 +25,7 @@ from django.utils.html import format_html, format_html_join
 
 from baccarat_site import money
 from baccarat_site.errors import DomainError
-from tables.models import BONUS_MARGINS, PAYTABLE_FIELDS, Table, Variant, VariantBet, default_limits
+from tables.models import BONUS_MARGINS, LARGEST_STAKE, PAYTABLE_FIELDS, Table, Variant, VariantBet, default_limits
 from tables.services import controls
 
 
@@ -52,6 +55,16 @@ def _two_places(value: Any) -> Any:
 class VariantForm(forms.ModelForm):
     pays_tie = Variant._meta.get_field("pays_tie").formfield(choices_form_class=TieOddsField)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Said before the column's "no more than 12 digits", which an operator has to count out.
+        self.fields["pb_difference_limit"].validators.insert(0, MaxValueValidator(LARGEST_STAKE))
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        # Read by the offered-bets formset, which validates after this form with the same instance.
+        self.instance._form_has_errors = bool(self.errors)
+
     class Meta:
         model = Variant
         fields = (
@@ -66,8 +79,32 @@ class VariantForm(forms.ModelForm):
         )
 
 
+class VariantBetFormSet(forms.BaseInlineFormSet):
+    """The offered bets, checked together with the variant they belong to (``Variant.offer_errors``): at least
+    one bet, none that can never win with the variant's decks, a difference limit a minimum bet fits in."""
+
+    instance: Variant
+
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return  # a row's own errors first: its minimum or type is not known yet
+        offered: dict[str, Decimal | None] = {}
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or data.get("DELETE") or not data.get("bet_type"):
+                continue
+            offered[data["bet_type"]] = data.get("min_stake")
+        if getattr(self.instance, "_form_has_errors", False) and offered:
+            return  # the variant's own fields are refused: its decks or limit may be the old ones, not the posted
+        errors = self.instance.offer_errors(offered)
+        if errors:
+            raise forms.ValidationError([message for messages_ in errors.values() for message in messages_])
+
+
 class VariantBetInline(admin.TabularInline):
     model = VariantBet
+    formset = VariantBetFormSet
     fields = ("bet_type", "min_stake", "max_stake", "last_shoe_round")
     extra = 0
     verbose_name = "offered bet"
