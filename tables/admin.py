@@ -28,6 +28,17 @@ from baccarat_site.errors import DomainError
 from tables.models import BONUS_MARGINS, LARGEST_STAKE, PAYTABLE_FIELDS, Table, Variant, VariantBet, default_limits
 from tables.services import controls
 
+#: The "Preview odds" button of the variant's change form (templates/admin/tables/variant/submit_line.html).
+PREVIEW = "_preview"
+_NOT_POSTED = object()
+
+
+def _note(variant: Any, **notes: Any) -> None:
+    """Leave what the admin's forms found on the variant they validate (``_admin_<name>``): the formset and
+    the odds panel read it, as Django gives them the instance and not the form."""
+    for name, value in notes.items():
+        setattr(variant, f"_admin_{name}", value)
+
 
 class TieOddsField(forms.TypedChoiceField):
     """Tie's odds as a select that matches its value however the decimal is written ("9", "9.0", "9.00").
@@ -60,10 +71,18 @@ class VariantForm(forms.ModelForm):
         # Said before the column's "no more than 12 digits", which an operator has to count out.
         self.fields["pb_difference_limit"].validators.insert(0, MaxValueValidator(LARGEST_STAKE))
 
+    #: Set by VariantAdmin.get_form when the operator pressed "Preview odds": the form never counts as valid,
+    #: so the admin saves nothing and shows the page again, with the odds of the posted values.
+    preview = False
+
     def full_clean(self) -> None:
         super().full_clean()
-        # Read by the offered-bets formset, which validates after this form with the same instance.
-        self.instance._form_has_errors = bool(self.errors)
+        # Read by the offered-bets formset, which validates after this form with the same instance, and by
+        # VariantAdmin.exact_odds (no odds of a half-posted variant).
+        _note(self.instance, form_has_errors=bool(self.errors))
+
+    def is_valid(self) -> bool:
+        return super().is_valid() and not self.preview
 
     class Meta:
         model = Variant
@@ -87,6 +106,7 @@ class VariantBetFormSet(forms.BaseInlineFormSet):
 
     def clean(self) -> None:
         super().clean()
+        _note(self.instance, posted_offered=None)  # what VariantAdmin.exact_odds shows after a post: not known yet
         if any(self.errors):
             return  # a row's own errors first: its minimum or type is not known yet
         offered: dict[str, Decimal | None] = {}
@@ -95,7 +115,8 @@ class VariantBetFormSet(forms.BaseInlineFormSet):
             if not data or data.get("DELETE") or not data.get("bet_type"):
                 continue
             offered[data["bet_type"]] = data.get("min_stake")
-        if getattr(self.instance, "_form_has_errors", False) and offered:
+        _note(self.instance, posted_offered=set(offered))
+        if getattr(self.instance, "_admin_form_has_errors", False) and offered:
             return  # the variant's own fields are refused: its decks or limit may be the old ones, not the posted
         errors = self.instance.offer_errors(offered)
         if errors:
@@ -143,6 +164,12 @@ class VariantAdmin(admin.ModelAdmin):
             ]
         return kwargs
 
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if request.method == "POST" and PREVIEW in request.POST:
+            return type(form.__name__, (form,), {"preview": True})
+        return form
+
     @admin.display(description="offered bets")
     def offered(self, obj: Variant) -> int:
         return obj.bets.count()
@@ -153,15 +180,19 @@ class VariantAdmin(admin.ModelAdmin):
 
     @admin.display(description="probability, house edge and RTP of every offered bet")
     def exact_odds(self, obj: Variant) -> str:
-        """The engine's exact figures for this deck count and paytable (saved values)."""
-        if obj.pk is None:
-            return "Save the variant to see its exact odds."
+        """The engine's exact figures for this deck count and paytable: the saved values, or after a post (a
+        preview, or a save that was refused) the posted ones, which are not saved."""
+        posted: Any = getattr(obj, "_admin_posted_offered", _NOT_POSTED)
+        if getattr(obj, "_admin_form_has_errors", False) or posted is None:
+            return "Correct the errors on this page to see its exact odds."
+        if posted is _NOT_POSTED and obj.pk is None:
+            return "Press “Preview odds” to see the exact odds of these settings before saving them."
         from tables.engine import bet_distributions, house_edges
 
         paytable = obj.engine_paytable()
         edges = house_edges(obj.decks, paytable)
         distributions = bet_distributions(obj.decks, paytable)
-        offered = set(obj.limits_dict()["per_type"])
+        offered = set(obj.limits_dict()["per_type"]) if posted is _NOT_POSTED else set(posted)
         if "banker" in offered:
             offered.add("banker_no_commission")
         rows = []
@@ -189,9 +220,10 @@ class VariantAdmin(admin.ModelAdmin):
         return format_html(
             '<table class="exact-odds"><thead><tr><th>bet</th><th>wins</th><th>pushes</th><th>house edge</th>'
             "<th>RTP</th><th></th></tr></thead><tbody>{}</tbody></table><p>{} decks. Exact, computed by the "
-            "engine over every card combination.</p>",
+            "engine over every card combination.{}</p>",
             body,
             obj.decks,
+            "" if posted is _NOT_POSTED else " Of the settings on this page, which are not saved yet.",
         )
 
 

@@ -262,3 +262,82 @@ def test_the_database_takes_the_fast_pace_tests_drive_tables_at(db):
 
     table = fast_table(deal_interval_ms=0)
     assert table_pace(table) == (1, 0, 0, 0)
+
+
+# ── previewing the exact odds of unsaved settings ─────────────────────────────────────────────────────────
+
+
+def audit_updates(variant: Variant) -> int:
+    from django.contrib.admin.models import LogEntry as AdminLogEntry
+
+    return (
+        LogEntry.objects.get_for_object(variant).filter(action=LogEntry.Action.UPDATE).count()
+        + AdminLogEntry.objects.filter(object_id=str(variant.pk)).count()
+    )
+
+
+def odds_panel(page: str) -> str:
+    return page.split('class="exact-odds"')[1].split("</p>")[0] if 'class="exact-odds"' in page else ""
+
+
+def test_the_change_page_offers_a_preview_button_after_save(client, operator):
+    page = client.get(change_url(make_variant("Buttons"))).content.decode()
+    assert page.index('name="_save"') < page.index('name="_preview"')
+
+
+def test_previewing_a_changed_paytable_shows_its_new_edge_and_saves_nothing(client, operator):
+    variant = make_variant("Preview me")
+    before, url = snapshot(variant), change_url(variant)
+    saved_page = client.get(url).content.decode()
+    assert "14.3596%" in odds_panel(saved_page)  # Tie at 8:1
+    data, _ = form_data(saved_page, "variant_form")
+
+    response = client.post(url, data | {"pays_tie": "9.00", "_preview": "Preview odds"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    panel = odds_panel(page)
+    assert "4.8440%" in panel  # Tie at 9:1
+    assert "14.3596%" not in panel
+    assert "not saved yet" in panel
+    assert "errornote" not in page
+    assert snapshot(variant) == before
+    assert audit_updates(variant) == 0
+
+    # The page keeps the previewed values: saving it now keeps them.
+    again, selected = form_data(page, "variant_form")
+    assert again["pays_tie"] == "9.00"
+    assert selected["pays_tie"]
+    assert client.post(url, again | {"_save": "Save"}).status_code == 302
+    assert Variant.objects.get(pk=variant.pk).pays_tie == Decimal("9.00")
+
+
+def test_previewing_shows_the_odds_of_the_posted_offered_bets(client, operator):
+    variant = make_variant("Few bets", limits={"player": (1, 100), "banker": (1, 100)})
+    before, url = snapshot(variant), change_url(variant)
+    data, _ = form_data(client.get(url).content.decode(), "variant_form")
+    extra = data["bets-TOTAL_FORMS"]  # a row after the blank one the change page offers
+    added = {f"bets-{extra}-{k}": v for k, v in {"bet_type": "lucky_six", "min_stake": "1", "max_stake": "10"}.items()}
+    added["bets-TOTAL_FORMS"] = str(int(extra) + 1)
+    panel = odds_panel(client.post(url, data | added | {"_preview": "Preview odds"}).content.decode())
+    assert "lucky six" in panel
+    assert "16.6836%" in panel  # Lucky Six's edge, 8 decks
+    assert snapshot(variant) == before
+
+
+def test_previewing_a_new_variant_creates_nothing(client, operator):
+    assert "Press “Preview odds”" in client.get(ADD).content.decode()
+    response = client.post(ADD, variant_form(pays_tie="9", _preview="Preview odds"))
+    assert response.status_code == 200
+    assert "4.8440%" in odds_panel(response.content.decode())
+    assert not Variant.objects.exists()
+
+
+def test_previewing_invalid_settings_shows_the_errors_and_no_odds(client, operator):
+    variant = make_variant("Broken preview")
+    before, url = snapshot(variant), change_url(variant)
+    data, _ = form_data(client.get(url).content.decode(), "variant_form")
+    page = refused(client.post(url, data | {"pays_banker": "abc", "_preview": "Preview odds"}))
+    assert "Enter a number" in page
+    assert "Correct the errors on this page to see its exact odds." in page
+    assert odds_panel(page) == ""
+    assert snapshot(variant) == before
