@@ -78,6 +78,22 @@ LARGEST_STAKE = Decimal("9999999999.99")
 TIE_ODDS = [(Decimal("8.00"), "8:1"), (Decimal("9.00"), "9:1")]
 
 
+def as_stored(instance: models.Model) -> None:
+    """Write every decimal of ``instance`` with its column's places ("12" as "12.00") when that changes no
+    value, as the database gives it back: the audit trail (which compares the texts) then records a whole
+    number typed in the admin as no change, or as "11.00 → 12.00", never "11.00 → 11"."""
+    for field in instance._meta.concrete_fields:
+        if isinstance(field, models.DecimalField) and field.decimal_places is not None:
+            value = getattr(instance, field.attname)
+            if isinstance(value, Decimal) and value.is_finite():
+                try:
+                    stored = value.quantize(Decimal(1).scaleb(-field.decimal_places))
+                except ArithmeticError:
+                    continue  # too many digits: the column refuses it
+                if stored == value:
+                    setattr(instance, field.attname, stored)
+
+
 def _bet_name(bet_type: str) -> str:
     from tables.labels import BET_NAMES
 
@@ -199,6 +215,10 @@ class Variant(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        as_stored(self)
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         """Refuse a cut-card range the shoe cannot use and a paytable with a player advantage (unless allowed)."""
@@ -340,6 +360,10 @@ class VariantBet(models.Model):
 
     def __str__(self) -> str:
         return f"{self.variant}: {self.bet_type}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        as_stored(self)
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         from django.core.exceptions import ValidationError

@@ -51,6 +51,20 @@ def test_a_tie_posted_as_a_whole_number_is_stored_and_audited_as_its_two_place_v
     assert [e.changes_dict["pays_tie"] for e in updates if "pays_tie" in e.changes_dict] == [["8.00", "9.00"]]
 
 
+def test_whole_numbers_typed_for_odds_and_stakes_are_audited_with_their_two_places(client, operator):
+    variant = make_variant("Typed", limits={"player": (1, 100)})
+    data, _ = form_data(client.get(change_url(variant)).content.decode(), "variant_form")
+    typed = {"pays_player_pair": "11", "pays_banker_pair": "12", "bets-0-max_stake": "100", "bets-0-min_stake": "2"}
+    assert client.post(change_url(variant), data | typed | {"_save": "Save"}).status_code == 302
+    changes: dict = {}
+    for entry in LogEntry.objects.filter(action=LogEntry.Action.UPDATE):
+        changes |= entry.changes_dict
+    assert changes == {
+        "pays_banker_pair": ["11.00", "12.00"],
+        "min_stake": ["1.00", "2.00"],
+    }
+
+
 def test_the_add_page_preselects_the_default_tie_odds(client, operator):
     _data, selected = form_data(client.get("/admin/tables/variant/add/").content.decode(), "variant_form")
     assert selected["pays_tie"]
