@@ -9,6 +9,7 @@ the engine decides. Round transitions are compare-and-set updates in
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from decimal import Decimal
@@ -68,6 +69,37 @@ _PAYS_HELP = {
 }
 
 
+#: The largest stake a bet may carry (the API's ten digits, ``money.STAKE_PATTERN``), and so the largest
+#: Player/Banker difference limit that means anything; numeric(12, 2) holds no more.
+LARGEST_STAKE = Decimal("9999999999.99")
+#: Tie's two settings. Each value is written as the database gives it back (numeric(7, 2): "9.00"), because a
+#: select marks the option whose text equals the field's value: with ``Decimal(9)`` ("9") a stored 9:1 matched
+#: no option, and the browser sent the first one back, 8:1.
+TIE_ODDS = [(Decimal("8.00"), "8:1"), (Decimal("9.00"), "9:1")]
+
+
+def as_stored(instance: models.Model) -> None:
+    """Write every decimal of ``instance`` with its column's places ("12" as "12.00") when that changes no
+    value, as the database gives it back: the audit trail (which compares the texts) then records a whole
+    number typed in the admin as no change, or as "11.00 → 12.00", never "11.00 → 11"."""
+    for field in instance._meta.concrete_fields:
+        if isinstance(field, models.DecimalField) and field.decimal_places is not None:
+            value = getattr(instance, field.attname)
+            if isinstance(value, Decimal) and value.is_finite():
+                try:
+                    stored = value.quantize(Decimal(1).scaleb(-field.decimal_places))
+                except ArithmeticError:
+                    continue  # too many digits: the column refuses it
+                if stored == value:
+                    setattr(instance, field.attname, stored)
+
+
+def _bet_name(bet_type: str) -> str:
+    from tables.labels import BET_NAMES
+
+    return str(BET_NAMES.get(bet_type, bet_type))
+
+
 def _odds_text(value: Any) -> str:
     """A decimal as stored in a round's terms: always two places ("8.00"), whether read or just typed."""
     return money.text(Decimal(str(value)))
@@ -105,10 +137,6 @@ class Variant(models.Model):
     the next round.
     """
 
-    class Tie(models.IntegerChoices):
-        EIGHT = 8, "8:1"
-        NINE = 9, "9:1"
-
     name = models.CharField(max_length=60, unique=True)
     decks = models.PositiveSmallIntegerField(default=8, validators=[MinValueValidator(1), MaxValueValidator(8)])
     cut_min = models.PositiveSmallIntegerField(
@@ -120,9 +148,11 @@ class Variant(models.Model):
         max_digits=12,
         decimal_places=2,
         default=Decimal("5000.00"),
-        validators=[MinValueValidator(Decimal("0"))],
+        validators=[MinValueValidator(money.CENT), MaxValueValidator(LARGEST_STAKE)],
         help_text="The most a player's Banker and Player stakes in one round may differ by; it is the binding "
-        "maximum of both sides (500 on Player allows up to 1,000 on Banker at a 500 limit).",
+        "maximum of both sides (500 on Player allows up to 1,000 on Banker at a 500 limit). At least the "
+        "Player and Banker minimums, so that a minimum bet can be placed; at most 9,999,999,999.99, the largest "
+        "stake a bet may carry.",
     )
     pays_player = _odds_field("player")
     pays_banker = _odds_field("banker")
@@ -132,8 +162,9 @@ class Variant(models.Model):
         "tie pays",
         max_digits=7,
         decimal_places=2,
-        default=Decimal(8),
-        choices=[(Decimal(8), "8:1"), (Decimal(9), "9:1")],
+        default=TIE_ODDS[0][0],
+        choices=TIE_ODDS,
+        help_text=_PAYS_HELP["tie"],
     )
     pays_player_pair = _odds_field("player_pair")
     pays_banker_pair = _odds_field("banker_pair")
@@ -164,7 +195,8 @@ class Variant(models.Model):
             models.CheckConstraint(
                 condition=Q(cut_min__gte=1, cut_max__gte=models.F("cut_min")), name="variant_cut_range"
             ),
-            models.CheckConstraint(condition=Q(pb_difference_limit__gte=0), name="variant_pb_limit_not_negative"),
+            # 0 refused every Player and Banker bet; the column's 12 digits cap it at the largest stake.
+            models.CheckConstraint(condition=Q(pb_difference_limit__gt=0), name="variant_pb_limit_positive"),
             models.CheckConstraint(condition=Q(pays_tie__in=[8, 9]), name="variant_tie_pays_8_or_9"),
             models.CheckConstraint(
                 condition=Q(**{f"pays_{name}__gt": 0 for name in PAYTABLE_FIELDS}),
@@ -183,6 +215,10 @@ class Variant(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        as_stored(self)
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         """Refuse a cut-card range the shoe cannot use and a paytable with a player advantage (unless allowed)."""
@@ -206,6 +242,53 @@ class Variant(models.Model):
                 ]
         if errors:
             raise ValidationError(errors)
+
+    def offer_errors(self, offered: Mapping[str, Decimal | None]) -> dict[str, list[str]]:
+        """What makes these offered bets unplayable with this variant's decks, paytable and difference limit.
+
+        ``offered`` maps each offered bet type to its minimum stake. Refused: no bet at all; a bet that cannot
+        win with this many decks (the engine's exact chance is 0, e.g. Perfect Pair from one deck); a
+        Player/Banker difference limit below the Player or Banker minimum, which no bet on either could
+        respect. Keys: ``"bets"`` and ``"pb_difference_limit"``. The admin's offered-bets formset and
+        ``tables.services.variants.variant_create`` both ask it, as the rows and the variant are checked
+        together (a database constraint sees one row at a time).
+        """
+        errors: dict[str, list[str]] = {}
+        if not offered:
+            errors["bets"] = ["Offer at least one bet: a variant without offered bets could take no bet at all."]
+            return errors
+        try:
+            never = self.bets_that_never_win(offered)
+        except (TypeError, ValueError, ArithmeticError):
+            never = []  # decks or paytable invalid: their fields report it
+        for bet_type in never:
+            errors.setdefault("bets", []).append(
+                f"{_bet_name(bet_type)} can never win with {self.decks} deck{'s' if self.decks != 1 else ''} "
+                "(its exact chance is 0): remove it from the offered bets, or use more decks."
+            )
+        limit = self.pb_difference_limit
+        if isinstance(limit, Decimal) and limit.is_finite():
+            sides = [(low, t) for t in ("player", "banker") if isinstance(low := offered.get(t), Decimal)]
+            if sides:
+                minimum, side = max(sides)
+                if limit < minimum:
+                    errors["pb_difference_limit"] = [
+                        f"The Player/Banker difference limit ({money.text(limit)}) is below the {_bet_name(side)} "
+                        f"minimum ({money.text(minimum)}): no {_bet_name(side)} bet could be placed. Set it to at "
+                        f"least {money.text(minimum)}."
+                    ]
+        return errors
+
+    def bets_that_never_win(self, bet_types: Iterable[str]) -> list[str]:
+        """Those of ``bet_types`` whose exact chance of winning is 0 for this deck count and paytable."""
+        from tables.engine import bet_distributions
+
+        distributions = bet_distributions(self.decks, self.engine_paytable())
+        return [
+            t
+            for t in sorted(bet_types, key=_BET_TYPES.index)
+            if t in distributions and not any(p for net, p in distributions[t].items() if net > 0)
+        ]
 
     def player_advantages(self) -> dict[str, Any]:
         """Bets whose exact house edge for this deck count and paytable is negative: {bet: edge}."""
@@ -278,11 +361,27 @@ class VariantBet(models.Model):
     def __str__(self) -> str:
         return f"{self.variant}: {self.bet_type}"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        as_stored(self)
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
         from django.core.exceptions import ValidationError
 
         if self.min_stake is not None and self.max_stake is not None and self.max_stake < self.min_stake:
             raise ValidationError({"max_stake": "The maximum cannot be below the minimum."})
+
+
+#: A table's pace, (least, most) an operator may set (Table's validators). The database holds the same upper
+#: bounds and looser lower ones (a 1 s window, 0 ms between cards, 0 s after the result): the timings tests
+#: drive tables at. The lower bounds keep a table playable: a window a player can bet in, cards a browser can
+#: show one by one, a result that can be read.
+PACE: dict[str, tuple[int, int]] = {
+    "betting_seconds": (5, 120),
+    "deal_interval_ms": (100, 10_000),
+    "result_seconds": (1, 60),
+    "settle_delay_ms": (0, 10_000),
+}
 
 
 class Table(models.Model):
@@ -295,16 +394,29 @@ class Table(models.Model):
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="tables")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
     status_reason = models.CharField(max_length=200, blank=True)
-    betting_seconds = models.PositiveSmallIntegerField(default=15)
-    deal_interval_ms = models.PositiveIntegerField(default=800, help_text="Pause between two cards while dealing.")
+    # A table's pace. The validators (the admin's form, full_clean) give operators a playable range; the
+    # database keeps the hard bounds, which also let tests drive a table fast (a 1 s window, cards 0 ms apart,
+    # no pause after the result). See PACE.
+    betting_seconds = models.PositiveSmallIntegerField(
+        default=15,
+        validators=[MinValueValidator(PACE["betting_seconds"][0]), MaxValueValidator(PACE["betting_seconds"][1])],
+        help_text="How long the betting window stays open: 5 to 120 seconds.",
+    )
+    deal_interval_ms = models.PositiveIntegerField(
+        default=800,
+        validators=[MinValueValidator(PACE["deal_interval_ms"][0]), MaxValueValidator(PACE["deal_interval_ms"][1])],
+        help_text="Pause between two cards while dealing: 100 to 10,000 ms.",
+    )
     result_seconds = models.PositiveSmallIntegerField(
-        default=5, help_text="How long a result stays before the next round."
+        default=5,
+        validators=[MinValueValidator(PACE["result_seconds"][0]), MaxValueValidator(PACE["result_seconds"][1])],
+        help_text="How long a result stays before the next round: 1 to 60 seconds.",
     )
     settle_delay_ms = models.PositiveIntegerField(
         default=500,
-        validators=[MaxValueValidator(10_000)],
+        validators=[MinValueValidator(PACE["settle_delay_ms"][0]), MaxValueValidator(PACE["settle_delay_ms"][1])],
         help_text="Pause between announcing a result and paying it, so the result reaches every browser at "
-        "the table before thousands of personal settlements compete with it.",
+        "the table before thousands of personal settlements compete with it: 0 to 10,000 ms.",
     )
     # When the ticker must next look at this table (a deadline in the database, not in the scheduler).
     next_action_at = models.DateTimeField(null=True, blank=True, db_index=True)
@@ -313,7 +425,16 @@ class Table(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.CheckConstraint(condition=Q(betting_seconds__gte=1), name="table_betting_seconds_positive"),
+            models.CheckConstraint(
+                condition=Q(betting_seconds__gte=1, betting_seconds__lte=PACE["betting_seconds"][1]),
+                name="table_betting_seconds_1_to_120",
+            ),
+            models.CheckConstraint(
+                condition=Q(deal_interval_ms__lte=PACE["deal_interval_ms"][1]), name="table_deal_interval_at_most_10s"
+            ),
+            models.CheckConstraint(
+                condition=Q(result_seconds__lte=PACE["result_seconds"][1]), name="table_result_seconds_at_most_60"
+            ),
             models.CheckConstraint(condition=Q(settle_delay_ms__lte=10_000), name="table_settle_delay_at_most_10s"),
         ]
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from tables.engine import BET_TYPES, DEFAULT_UNAVAILABLE_AFTER, Paytable
@@ -36,8 +37,10 @@ def variant_create(
     **fields: Any,
 ) -> Variant:
     """A saved, validated variant. ``limits``: ``{bet_type: {"min": …, "max": …}}`` for the bets it offers
-    (default: all 14, 1.00–5,000.00 for the main bets and 1.00–500.00 for side bets); ``unavailable_after``:
-    the last shoe round of each bet (default: RULES' cut-offs)."""
+    (default: every bet that can win with ``decks``, 1.00–5,000.00 for the main bets and 1.00–500.00 for side
+    bets); ``unavailable_after``: the last shoe round of each bet (default: RULES' cut-offs). Refused
+    (``ValidationError``) as the admin refuses them: no offered bet, a bet that can never win with ``decks``,
+    a Player/Banker difference limit below the Player or Banker minimum."""
     variant = Variant(name=name, **paytable_fields(paytable or {}), **fields)
     # Every table constraint of Variant and VariantBet has a field validator or a clean() rule that refuses
     # the same input first, with a message for its field (tests/tables/services/test_variant_create.py
@@ -45,8 +48,12 @@ def variant_create(
     # per constraint and row from full_clean.
     variant.full_clean(validate_constraints=False)
     cutoffs = DEFAULT_UNAVAILABLE_AFTER if unavailable_after is None else unavailable_after
+    if limits is None:  # every bet that can win with this many decks (not Perfect Pair from one deck)
+        defaults = default_limits()
+        never = variant.bets_that_never_win(defaults)
+        limits = {bet_type: limit for bet_type, limit in defaults.items() if bet_type not in never}
     rows = []
-    for bet_type, limit in (default_limits() if limits is None else limits).items():
+    for bet_type, limit in limits.items():
         low, high = (limit["min"], limit["max"]) if isinstance(limit, Mapping) else limit
         row = VariantBet(
             bet_type=bet_type,
@@ -57,6 +64,10 @@ def variant_create(
         row.full_clean(exclude=["variant"], validate_constraints=False)
         rows.append(row)
     rows.sort(key=lambda row: BET_TYPES.index(row.bet_type))
+    # The rows and the variant together, as the admin's offered-bets formset checks them.
+    offer_errors = variant.offer_errors({row.bet_type: row.min_stake for row in rows})
+    if offer_errors:
+        raise ValidationError(offer_errors)
     variant.save()
     for row in rows:
         row.variant = variant

@@ -18,7 +18,7 @@ BROKEN = {
     "variant_decks_1_to_8": ({"decks": 9}, "decks"),
     "variant_cut_range (min)": ({"cut_min": 0}, "cut_min"),
     "variant_cut_range (max)": ({"cut_min": 20, "cut_max": 10}, "cut_max"),
-    "variant_pb_limit_not_negative": ({"pb_difference_limit": -1}, "pb_difference_limit"),
+    "variant_pb_limit_positive": ({"pb_difference_limit": 0}, "pb_difference_limit"),
     "variant_tie_pays_8_or_9": ({"paytable": {"tie": 7}}, "pays_tie"),
     "variant_pays_positive": ({"paytable": {"banker": "0"}}, "pays_banker"),
     "variant_bonus_margins_positive": ({"paytable": {"bonus_margins": {"4": 0}}}, "pays_bonus_margin_4"),
