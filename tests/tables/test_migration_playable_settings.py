@@ -14,8 +14,8 @@ from tests.factories import make_table, make_variant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("tables", "0009_tie_odds_as_stored")]
-AFTER = [("tables", "0010_playable_settings")]
+BEFORE = [("tables", "0010_tie_odds_as_stored")]
+AFTER = [("tables", "0011_playable_settings")]
 
 
 def migrate(target: list[tuple[str, str]]) -> None:

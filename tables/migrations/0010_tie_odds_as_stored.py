@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tables", "0008_round_stakes"),
+        ("tables", "0009_risk_alerts"),
     ]
 
     operations = [

@@ -29,7 +29,7 @@ SET CONSTRAINTS ALL IMMEDIATE;
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tables", "0009_tie_odds_as_stored"),
+        ("tables", "0010_tie_odds_as_stored"),
     ]
 
     operations = [
