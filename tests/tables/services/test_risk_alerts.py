@@ -211,7 +211,11 @@ def test_acknowledging_records_who_and_when_and_is_audited(alert):
     assert done.acknowledged_at == alert.acknowledged_at
     entry = LogEntry.objects.get_for_object(alert).get()
     assert entry.actor == operator
-    assert entry.additional_data == {"action": "risk_alert.acknowledge", "reason": "Known high roller."}
+    assert entry.additional_data == {
+        "action": "risk_alert.acknowledge",
+        "reason": "Known high roller.",
+        "actor_name": entry.actor.username,
+    }
 
 
 def test_an_alert_is_acknowledged_once(alert):
