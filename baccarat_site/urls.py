@@ -6,6 +6,11 @@ from django.views import defaults
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 
+# The back office says whose it is (Django's default header reads "Django administration").
+admin.site.site_header = "Baccarat casino: back office"
+admin.site.site_title = "Back office"
+admin.site.index_title = "Casino operations"
+
 urlpatterns = [
     path("admin/floor/", include("tables.admin_floor")),
     path("admin/", admin.site.urls),

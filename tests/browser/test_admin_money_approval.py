@@ -60,6 +60,13 @@ def test_a_cashiers_large_withdrawal_waits_for_a_supervisor_who_approves_it_once
 
     page.context.clear_cookies()
     admin_log_in(page, casino_url, "boss")
+    # The admin home's back-office box: each link on one line beside its description, clear of the sidebar.
+    box = page.locator("#back-office").bounding_box()
+    sidebar = page.locator("#content-related").bounding_box()
+    assert box["x"] + box["width"] <= sidebar["x"], (box, sidebar)
+    for link in page.locator("#back-office th a").all():
+        assert link.bounding_box()["height"] < 30, link.inner_text()  # one line, not one letter a line
+    expect(page.locator("#back-office")).to_contain_text("Approvals")
     page.goto(casino_url + "/admin/wallets/moneyrequest/?status__exact=pending")
     page.check(f"input[name=_selected_action][value='{asked.pk}']")
     page.select_option("select[name=action]", "approve")
