@@ -188,7 +188,7 @@ def rules_general() -> dict[str, Any]:
             "status": t.status,
             "status_name": label(TABLE_STATUS_NAMES, t.status),
         }
-        for t in Table.objects.select_related("variant").order_by("id")
+        for t in Table.objects.select_related("variant").exclude(status=Table.Status.RETIRED).order_by("id")
     ]
     return page
 
@@ -196,11 +196,17 @@ def rules_general() -> dict[str, Any]:
 def rules_for_table(table_id: int) -> dict[str, Any] | None:
     """A table's rules: its own paytable, limits, cut-offs, deck count and betting window, with the exact odds
     of the bets it offers. None if there is no such table."""
-    table = Table.objects.select_related("variant").prefetch_related("variant__bets").filter(pk=table_id).first()
+    table = (
+        Table.objects.select_related("variant")
+        .prefetch_related("variant__bets", "limits")
+        .exclude(status=Table.Status.RETIRED)
+        .filter(pk=table_id)
+        .first()
+    )
     if table is None:
         return None
     variant = table.variant
-    page = _page(decks=variant.decks, paytable=variant.engine_paytable(), limits=variant.engine_limits())
+    page = _page(decks=variant.decks, paytable=variant.engine_paytable(), limits=table.engine_limits())
     page["table"] = {
         "id": table.pk,
         "name": table.name,

@@ -16,9 +16,8 @@ from tables.models import Table
 
 def table_board(table: Table) -> dict[str, Any]:
     """What the table page needs before its first frame: the bet spots with their payouts and limits, the chips."""
-    variant = table.variant
-    limits = variant.engine_limits()
-    paytable = variant.engine_paytable()
+    limits = table.engine_limits()
+    paytable = table.variant.engine_paytable()
     pays = payout_labels(paytable)
     spots = []
     for bet_type, name in BET_NAMES.items():
@@ -49,7 +48,12 @@ def table_board(table: Table) -> dict[str, Any]:
 
 
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = get_object_or_404(Table.objects.select_related("variant"), pk=table_id)
+    table = get_object_or_404(
+        Table.objects.select_related("variant")
+        .prefetch_related("variant__bets", "limits")
+        .exclude(status=Table.Status.RETIRED),
+        pk=table_id,
+    )
     board = table_board(table)
     board["signed_in"] = request.user.is_authenticated
     board["bet_names"] = {t: str(n) for t, n in BET_NAMES.items()}
@@ -57,6 +61,6 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "board": board,
         "spots": {spot["type"]: spot for spot in board["spots"]},
-        "pb_limit": display(table.variant.engine_limits().pb_difference or 0),
+        "pb_limit": display(table.engine_limits().pb_difference or 0),
     }
     return render(request, "tables/table.html", context)
