@@ -1,6 +1,6 @@
 """A Table operator closes a table from the admin in headless Chromium against a real casino: with a reason, at the
 end of the round; the round is played out and settled, no new one opens, and the lobby drops the table live
-(while another table stays), never showing the operator's reason."""
+(while another table stays), the table's own page says it is closed, and neither shows the operator's reason."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ def test_an_operator_closes_a_table_at_the_end_of_its_round_from_the_admin(casin
     expect(lobby.locator("#lobby")).to_have_attribute("data-connected", "1", timeout=15_000)
     closing_tile = lobby.locator(f'.tile[data-table-id="{closing.id}"]')
     expect(closing_tile).to_have_attribute("data-round-state", "betting", timeout=20_000)
+    watcher = page.context.new_page()  # a player watching the table itself
+    watcher.goto(casino_url + f"/tables/{closing.id}/")
+    expect(watcher.locator("#phase")).not_to_have_attribute("data-phase", "", timeout=15_000)
 
     page.goto(casino_url + "/admin/login/")
     page.fill("#id_username", "floorboss")
@@ -49,6 +52,9 @@ def test_an_operator_closes_a_table_at_the_end_of_its_round_from_the_admin(casin
     expect(closing_tile).to_have_count(0, timeout=30_000)
     expect(lobby.locator(f'.tile[data-table-id="{staying.id}"]')).to_have_count(1)
     assert REASON not in lobby.content()
+    expect(watcher.locator("#phase")).to_have_attribute("data-phase", "table_closed")
+    expect(watcher.locator("#notice")).to_have_text("The table is closed.")
+    assert REASON not in watcher.content()
 
     closing.refresh_from_db()
     assert (closing.status, closing.closed_by) == ("closed", "operator")
