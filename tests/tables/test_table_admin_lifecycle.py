@@ -195,3 +195,26 @@ def test_a_narrowed_maximum_refuses_a_bet_above_it_through_the_rest_api(db):
     under = post("1.50")
     assert under.json()["code"] == "below_min"
     assert post("10.00").status_code == 201
+
+
+def test_the_rest_table_list_hides_closed_and_retired_tables_and_never_shows_the_operators_reason(db):
+    from tables.services import controls
+
+    _shown, paused, closed, retired = (fast_table(n) for n in ("Shown", "Paused", "Closed", "Retired"))
+    controls.table_pause(table_id=paused.pk, reason="Secret: camera 3 broken")
+    for table in (closed, retired):
+        controls.table_close(table_id=table.pk, when="round", reason="Secret: short staffed")
+    controls.table_retire(table_id=retired.pk, reason="Secret: sold")
+    client = APIClient()
+
+    listed = client.get("/api/tables/").json()
+    assert [(t["name"], t["status"], t["status_reason"]) for t in listed] == [
+        ("Shown", "open", None),
+        ("Paused", "paused", "Paused"),
+    ]
+    assert client.get(f"/api/tables/{closed.pk}/").json()["status_reason"] == "Closed"
+    gone = client.get(f"/api/tables/{retired.pk}/")
+    assert (gone.status_code, gone.json()["code"]) == (404, "table_not_found")
+    assert client.get(f"/tables/{retired.pk}/").status_code == 404
+    assert "Secret" not in str(listed) + client.get(f"/api/tables/{closed.pk}/").content.decode()
+    assert "Secret" not in client.get("/").content.decode()
