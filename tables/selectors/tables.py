@@ -10,12 +10,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, cast
 
-from django.db.models import Count, Min, Sum
+from django.db.models import Count, Sum
 
 from baccarat_site import money
 from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
-from tables.models import Bet, Round, Shoe, Table, VariantBet
+from tables.models import Bet, Round, Shoe, Table
 
 RESULT_STATES = ("result", "settled")
 
@@ -410,13 +410,12 @@ def due_table_ids(*, now: datetime) -> list[int]:
 
 
 def table_minimum_stake() -> Decimal:
-    """The smallest minimum stake a player can bet: over the open tables' variants, or over every table's when
-    none is open (a pause must not turn a small balance into a refill), or 0.01 when there are no tables."""
-    for statuses in ([Table.Status.OPEN], None):
-        bets = VariantBet.objects.filter(variant__tables__isnull=False)
-        if statuses is not None:
-            bets = bets.filter(variant__tables__status__in=statuses)
-        smallest = bets.aggregate(smallest=Min("min_stake"))["smallest"]
-        if smallest is not None:
-            return money.cents(smallest)
+    """The smallest minimum stake a player can bet: over the open tables' limits (their variant's, narrowed by the
+    table's own), or over every table's but retired ones when none is open (a pause or a close must not turn a
+    small balance into a refill), or 0.01 when there are no tables."""
+    tables = _visible_tables().select_related("variant").prefetch_related("variant__bets", "limits")
+    for query in (tables.filter(status=Table.Status.OPEN), tables):
+        minimums = [Decimal(v["min"]) for table in query for v in table.limits_dict()["per_type"].values()]
+        if minimums:
+            return money.cents(min(minimums))
     return money.CENT

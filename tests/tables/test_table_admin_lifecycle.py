@@ -218,3 +218,18 @@ def test_the_rest_table_list_hides_closed_and_retired_tables_and_never_shows_the
     assert client.get(f"/tables/{retired.pk}/").status_code == 404
     assert "Secret" not in str(listed) + client.get(f"/api/tables/{closed.pk}/").content.decode()
     assert "Secret" not in client.get("/").content.decode()
+
+
+def test_the_refill_threshold_follows_a_tables_narrowed_minimum_and_ignores_retired_tables(db):
+    from tables.selectors.tables import table_minimum_stake
+    from tables.services import controls
+
+    only = fast_table("Only")
+    assert table_minimum_stake() == Decimal("1.00")
+    TableLimit.objects.bulk_create(
+        [TableLimit(table=only, bet_type=t, min_stake=Decimal("5.00")) for t in only.variant.limits_dict()["per_type"]]
+    )
+    assert table_minimum_stake() == Decimal("5.00")
+    controls.table_close(table_id=only.pk, when="round", reason="x")
+    controls.table_retire(table_id=only.pk, reason="y")
+    assert table_minimum_stake() == Decimal("0.01")  # no table left for players
