@@ -228,3 +228,18 @@ def test_an_opening_window_may_run_past_midnight():
     assert table.within_hours(datetime(2026, 3, 3, 5, 59, tzinfo=UTC))
     assert not table.within_hours(datetime(2026, 3, 3, 6, 0, tzinfo=UTC))
     assert table.next_opening(datetime(2026, 3, 3, 6, 0, tzinfo=UTC)) == datetime(2026, 3, 3, 22, 0, tzinfo=UTC)
+
+
+def test_the_table_close_command_closes_retires_and_refuses_with_a_message():
+    from django.core.management import CommandError, call_command
+
+    table = fast_table()
+    drive_to_state(table, Clock(), "settled")
+    with pytest.raises(CommandError, match="close it first"):
+        call_command("table_close", str(table.pk), "--retire", "--reason", "Too soon")
+    call_command("table_close", str(table.pk), "--at", "shoe", "--reason", "Last shoe")
+    assert Table.objects.get(pk=table.pk).close_after == "shoe"
+    call_command("table_close", str(table.pk), "--reopen", "--reason", "No")
+    call_command("table_close", str(table.pk), "--reason", "Now")
+    call_command("table_close", str(table.pk), "--retire", "--reason", "Done")
+    assert Table.objects.get(pk=table.pk).status == "retired"
