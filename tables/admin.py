@@ -162,6 +162,10 @@ def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
     if op == "reopen":
         done = controls.table_reopen(table_id=table.pk, reason=reason, actor=actor)
         if done["reopened"]:
+            from django.utils import timezone
+
+            if not table.within_hours(timezone.now()):
+                return f"{table}: reopened, but outside its opening hours it waits for them (clear them to open now)."
             return f"{table}: reopened; its next round opens now."
         if done["close_called_off"]:
             return f"{table}: its close is called off; it stays open."

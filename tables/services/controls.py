@@ -342,7 +342,8 @@ def _reopen(table: Table, *, now: datetime, guard: dict[str, Any]) -> bool:
 def table_reopen(*, table_id: int, reason: str, actor: Any = None) -> dict[str, Any]:
     """Operator: a closed table opens its next round (its shoe goes on, or a new one is shuffled). On an open or
     paused table waiting to close, the close is called off. A retired table must be taken out of retirement
-    first (TableRetired). Outside its opening hours a reopened table closes again at the end of its next round.
+    first (TableRetired). Outside its opening hours a reopened table is closed again by its hours at once, and
+    reopens when they begin: clear its hours to open it now.
 
     Returns ``{"reopened": …, "close_called_off": …}``.
     """
