@@ -196,7 +196,7 @@ class TableLimitInline(admin.TabularInline):
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ("name", "variant", "status", "closing", "status_reason", "hours", "betting_seconds", "operate")
+    list_display = ("name", "variant", "status", "closing", "status_reason", "hours", "operate")
     list_filter = ("status", "variant")
     search_fields = ("name",)
     readonly_fields = ("status", "status_reason", "close_after", "closed_by", "next_action_at", "created_at")
