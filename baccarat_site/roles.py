@@ -43,6 +43,7 @@ _TABLES: Grants = {
         "variant": _ALL,
         "variantbet": _ALL,
         "table": ("view", "add", "change"),
+        "tablelimit": _ALL,
         "shoe": ("view",),
         "round": ("view",),
         "bet": ("view",),

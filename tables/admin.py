@@ -4,8 +4,10 @@ Variants are validated by their typed fields, ``Variant.clean`` (no player advan
 the offered-bets formset (``Variant.offer_errors``: at least one bet, none that can never win with the
 variant's decks, a difference limit a minimum bet fits in) and the database constraints behind them, so
 nothing unplayable reaches a running table. A table's pace keeps to the ranges of its fields' validators.
-A table's status is never edited directly: Pause, Resume and Cancel current round each ask for a reason and
-call the live-table services, exactly as the management commands do.
+A table's status is never edited directly: Pause, Resume, Cancel current round, Close (end of round / end of
+shoe), Reopen, Retire and Un-retire each ask for a reason and call the live-table services
+(``tables.services.controls``), exactly as the management commands do. A table's own limits (``TableLimit``
+rows, its difference limit) may only narrow its variant's.
 """
 
 from __future__ import annotations
@@ -25,7 +27,16 @@ from django.utils.html import format_html, format_html_join
 
 from baccarat_site import money
 from baccarat_site.errors import DomainError
-from tables.models import BONUS_MARGINS, LARGEST_STAKE, PAYTABLE_FIELDS, Table, Variant, VariantBet, default_limits
+from tables.models import (
+    BONUS_MARGINS,
+    LARGEST_STAKE,
+    PAYTABLE_FIELDS,
+    Table,
+    TableLimit,
+    Variant,
+    VariantBet,
+    default_limits,
+)
 from tables.services import controls
 
 #: The "Preview odds" button of the variant's change form (templates/admin/tables/variant/submit_line.html).
@@ -231,16 +242,22 @@ class ReasonForm(forms.Form):
     reason = forms.CharField(
         min_length=3,
         max_length=200,
-        help_text="Why: stored with the action in the audit trail and sent to the table's players.",
+        help_text="Why: stored with the action in the audit trail and shown in the admin. Players never see it: "
+        "they are told a fixed message (“Paused”, “Closing after this round”, “Closed”).",
         widget=forms.TextInput(attrs={"size": 60}),
     )
 
 
-#: op → (title, service call, success message)
+#: op → (title, the button's label)
 OPERATIONS: dict[str, tuple[str, str]] = {
-    "pause": ("Pause table", "Paused"),
-    "resume": ("Resume table", "Resumed"),
-    "cancel_round": ("Cancel the current round and refund every bet", "Cancelled"),
+    "pause": ("Pause table", "Pause"),
+    "resume": ("Resume table", "Resume"),
+    "cancel_round": ("Cancel the current round and refund every bet", "Cancel round"),
+    "close_round": ("Close the table at the end of the current round", "Close after round"),
+    "close_shoe": ("Close the table at the end of the current shoe", "Close after shoe"),
+    "reopen": ("Reopen the table (or call off its close)", "Reopen"),
+    "retire": ("Retire the closed table", "Retire"),
+    "unretire": ("Take the table out of retirement (it comes back closed)", "Un-retire"),
 }
 
 
@@ -249,12 +266,37 @@ def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
     if op == "pause":
         done = controls.table_pause(table_id=table.pk, reason=reason, actor=actor)
         if not done["paused"]:
-            return f"{table}: already paused."
+            return f"{table}: not paused (it is {table.status}; only an open table can be paused)."
         what = {"cancelled": "its round was cancelled and refunded", "paused": "its round is paused"}
         return f"{table}: paused; {what.get(done['round'] or '', 'no round was live')}."
     if op == "resume":
         done = controls.table_resume(table_id=table.pk, reason=reason, actor=actor)
         return f"{table}: resumed." if done["resumed"] else f"{table}: not resumed (it was not paused)."
+    if op in ("close_round", "close_shoe"):
+        when = op.removeprefix("close_")
+        done = controls.table_close(table_id=table.pk, when=when, reason=reason, actor=actor)
+        if done["closed"]:
+            return f"{table}: closed (no round was under way)."
+        if done["closing"]:
+            return f"{table}: closes at the end of the current {when}; no new round opens after it."
+        return f"{table}: already closed."
+    if op == "reopen":
+        done = controls.table_reopen(table_id=table.pk, reason=reason, actor=actor)
+        if done["reopened"]:
+            from django.utils import timezone
+
+            if not table.within_hours(timezone.now()):
+                return f"{table}: reopened, but outside its opening hours it waits for them (clear them to open now)."
+            return f"{table}: reopened; its next round opens now."
+        if done["close_called_off"]:
+            return f"{table}: its close is called off; it stays open."
+        return f"{table}: not reopened (it was not closed)."
+    if op == "retire":
+        retired = controls.table_retire(table_id=table.pk, reason=reason, actor=actor)
+        return f"{table}: retired; players no longer see it." if retired else f"{table}: already retired."
+    if op == "unretire":
+        back = controls.table_unretire(table_id=table.pk, reason=reason, actor=actor)
+        return f"{table}: out of retirement, closed; Reopen opens it." if back else f"{table}: was not retired."
     voided = controls.table_round_cancel(table_id=table.pk, reason=reason, actor=actor)
     if voided is None:
         return f"{table}: no live round to cancel."
@@ -262,20 +304,54 @@ def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
     return f"{table}: round {live.number} cancelled, {refunded} bet(s) refunded."
 
 
+class TableLimitInline(admin.TabularInline):
+    """A table's own limits per bet type: a higher minimum, a lower maximum, never wider than the variant's
+    (``TableLimit.clean`` refuses a widening with a message)."""
+
+    model = TableLimit
+    fields = ("bet_type", "min_stake", "max_stake")
+    extra = 0
+    verbose_name = "narrower limit"
+    verbose_name_plural = "this table's own limits per round (only narrower than the variant's; empty: the variant's)"
+
+
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ("name", "variant", "status", "status_reason", "betting_seconds", "operate")
+    list_display = ("name", "variant", "status", "closing", "status_reason", "hours", "operate")
     list_filter = ("status", "variant")
     search_fields = ("name",)
-    readonly_fields = ("status", "status_reason", "next_action_at", "created_at")
+    readonly_fields = ("status", "status_reason", "close_after", "closed_by", "next_action_at", "created_at")
     fields = (
         "name",
         "variant",
         ("status", "status_reason"),
+        ("close_after", "closed_by"),
+        ("opens_at", "closes_at"),
+        "pb_difference_limit",
         ("betting_seconds", "deal_interval_ms", "result_seconds", "settle_delay_ms"),
         ("next_action_at", "created_at"),
     )
-    actions = ("pause_tables", "resume_tables", "cancel_rounds")
+    inlines = [TableLimitInline]
+    actions = (
+        "pause_tables",
+        "resume_tables",
+        "cancel_rounds",
+        "close_tables_after_round",
+        "close_tables_after_shoe",
+        "reopen_tables",
+        "retire_tables",
+    )
+
+    @admin.display(description="closing")
+    def closing(self, obj: Table) -> str:
+        return obj.get_close_after_display() if obj.close_after else "–"
+
+    @admin.display(description="hours (UTC)")
+    def hours(self, obj: Table) -> str:
+        if not obj.has_hours:
+            return "always"
+        return f"{obj.opens_at:%H:%M}–{obj.closes_at:%H:%M}"
+
     change_form_template = "admin/tables/table/change_form.html"
 
     def get_urls(self) -> list[URLPattern]:
@@ -296,10 +372,22 @@ class TableAdmin(admin.ModelAdmin):
             " ",
             '<a class="button" href="{}">{}</a>',
             [
-                (reverse(f"admin:tables_table_{op}", args=[obj.pk]), title.split(" ")[0])
-                for op, (title, _done) in OPERATIONS.items()
+                (reverse(f"admin:tables_table_{op}", args=[obj.pk]), label)
+                for op, (_title, label) in OPERATIONS.items()
+                if op in self._operations_for(obj)
             ],
         )
+
+    @staticmethod
+    def _operations_for(table: Table) -> tuple[str, ...]:
+        """The operations that make sense for the table's status (the services refuse the others anyway)."""
+        status = Table.Status
+        return {
+            status.OPEN: ("pause", "cancel_round", "close_round", "close_shoe", "reopen"),
+            status.PAUSED: ("resume", "cancel_round", "close_round", "close_shoe", "reopen"),
+            status.CLOSED: ("reopen", "retire"),
+            status.RETIRED: ("unretire",),
+        }.get(Table.Status(table.status), tuple(OPERATIONS))
 
     def operation_view(self, request: HttpRequest, table_id: int, op: str) -> HttpResponse:
         return self._operation(request, op, [get_object_or_404(Table, pk=table_id)])
@@ -342,6 +430,22 @@ class TableAdmin(admin.ModelAdmin):
     @admin.action(description="Cancel the current round of the selected tables and refund…", permissions=["change"])
     def cancel_rounds(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
         return self._bulk(request, queryset, "cancel_round")
+
+    @admin.action(description="Close the selected tables at the end of their round…", permissions=["change"])
+    def close_tables_after_round(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
+        return self._bulk(request, queryset, "close_round")
+
+    @admin.action(description="Close the selected tables at the end of their shoe…", permissions=["change"])
+    def close_tables_after_shoe(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
+        return self._bulk(request, queryset, "close_shoe")
+
+    @admin.action(description="Reopen the selected tables…", permissions=["change"])
+    def reopen_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
+        return self._bulk(request, queryset, "reopen")
+
+    @admin.action(description="Retire the selected closed tables…", permissions=["change"])
+    def retire_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
+        return self._bulk(request, queryset, "retire")
 
 
 # The read-only records (shoes, rounds, bets) and the audit trail.

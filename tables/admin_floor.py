@@ -214,8 +214,11 @@ def _floor_links(row: reports.FloorTable) -> list[tuple[str, str]]:
     wanted = []
     if table.status == Table.Status.PAUSED:
         wanted.append(("Resume", "admin:tables_table_resume"))
-    else:
+    elif table.status == Table.Status.OPEN:
         wanted.append(("Pause", "admin:tables_table_pause"))
+        wanted.append(("Close after round", "admin:tables_table_close_round"))
+    elif table.status == Table.Status.CLOSED:
+        wanted.append(("Reopen", "admin:tables_table_reopen"))
     if round_ is not None and round_.state not in Round.FINAL_STATES:
         wanted.append(("Cancel round", "admin:tables_table_cancel_round"))
     links = [(label, url) for label, name in wanted if (url := _optional_url(name, table.pk))]

@@ -64,11 +64,24 @@ class RoundBriefSerializer(serializers.Serializer):
     closes_at = serializers.CharField()
 
 
+class TableHoursSerializer(serializers.Serializer):
+    opens_at = serializers.CharField(help_text="HH:MM, UTC")
+    closes_at = serializers.CharField(help_text="HH:MM, UTC")
+
+
 class TableOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     variant = serializers.CharField()
     status = serializers.CharField()
+    status_notice = serializers.CharField(
+        allow_null=True,
+        help_text="paused, closing_after_round, closing_after_shoe, closed, closed_until; null: nothing to tell",
+    )
+    status_reason = serializers.CharField(
+        allow_null=True, help_text="The notice's fixed public message, never the operator's reason."
+    )
+    hours = TableHoursSerializer(allow_null=True, help_text="Daily opening hours in UTC; null: always open.")
     decks = serializers.IntegerField()
     betting_seconds = serializers.IntegerField()
     limits = serializers.DictField(child=LimitSerializer())
@@ -77,7 +90,8 @@ class TableOutputSerializer(serializers.Serializer):
 
 
 class TableListApi(APIView):
-    """Every table with its limits and current round."""
+    """Every table a player may join (open, paused, or closed until its opening hours) with its limits and
+    current round."""
 
     @extend_schema(responses={200: TableOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
@@ -91,7 +105,6 @@ class TableDetailApi(APIView):
         class Meta:
             ref_name = "TableDetail"
 
-        status_reason = serializers.CharField(allow_null=True)
         current_round = serializers.JSONField(allow_null=True)
         shoe = serializers.JSONField(allow_null=True)
         previous_shoe = serializers.JSONField(allow_null=True)

@@ -130,6 +130,10 @@ LOBBY_EVENTS = frozenset(
         "round.cancelled",
         "table.paused",
         "table.resumed",
+        "table.closing",
+        "table.closed",
+        "table.reopened",
+        "table.retired",
         "shoe.shuffled",
     }
 )

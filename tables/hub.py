@@ -55,6 +55,10 @@ TABLE_EVENTS = frozenset(
         "round.cancelled",
         "table.paused",
         "table.resumed",
+        "table.closing",
+        "table.closed",
+        "table.reopened",
+        "table.retired",
         "shoe.shuffled",
     }
 )

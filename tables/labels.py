@@ -57,6 +57,23 @@ TABLE_STATUS_NAMES = {
     "open": _("Open"),
     "paused": _("Paused"),
     "closed": _("Closed"),
+    "retired": _("Retired"),
+}
+
+#: What players are told about a table's status (``status_notice``): fixed public messages, never an operator's
+#: own words, which stay in the audit trail and the admin. ``%(opens_at)s`` is a UTC time such as 18:00.
+STATUS_NOTICES = {
+    "paused": _("Paused"),
+    "closing_after_round": _("Closing after this round"),
+    "closing_after_shoe": _("Closing at the end of this shoe"),
+    "closed": _("Closed"),
+    "closed_until": _("Closed, opens at %(opens_at)s UTC"),
+}
+
+#: What players are told about a round that was paused or cancelled (never the operator's own words).
+ROUND_NOTICES = {
+    "paused": _("The round is paused."),
+    "cancelled": _("The round was cancelled and every bet on it refunded."),
 }
 
 #: A round's state (``Round.state``), as the lobby and the record show it.

@@ -6,11 +6,13 @@ frame, a flood gets ``rate_limited`` errors and then the socket is closed.
 
 How the lobby hears of table events: the publishers (``tables.events.table_event``) also send one tiny message
 to the ``lobby`` group for the events that change a tile (a round opened, closed, its first card, its result, a
-cancel, a pause or resume, a new shoe; never every card or the bet totals). Each process joins that group once,
-through a :class:`LobbyHub`, which re-reads that table's tile (the table's events coalesced while a read is
-under way), compares it with the tile it holds and writes the changed fields to every local lobby socket. It
-also polls the player counts (``tables.presence``) every ``PLAYERS_SECONDS`` and re-reads every tile every
-``REFRESH_SECONDS`` (what no event announces: an operator's edit, a new table, a settled round).
+cancel, a pause or resume, a close or reopen, a new shoe; never every card or the bet totals). A table that
+leaves the lobby (closed by an operator, retired) or joins it (reopened) sends every socket a new snapshot. Each
+process joins that group once, through a :class:`LobbyHub`, which re-reads that table's tile (the table's events
+coalesced while a read is under way), compares it with the tile it holds and writes the changed fields to every
+local lobby socket. It also polls the player counts (``tables.presence``) every ``PLAYERS_SECONDS`` and re-reads
+every tile every ``REFRESH_SECONDS`` (what no event announces: an operator's edit, a new table, a settled
+round).
 """
 
 from __future__ import annotations
@@ -127,6 +129,13 @@ class LobbyHub(ProcessHub):
                 dirty, self.dirty = self.dirty, {}
                 try:
                     tiles = await database_sync_to_async(lobby_tiles)(list(dirty))
+                    read = {tile["id"] for tile in tiles}
+                    if read - set(self.tiles) or (set(dirty) & set(self.tiles)) - read:
+                        # A table joined the lobby (reopened) or left it (closed, retired): a new snapshot.
+                        everything = await database_sync_to_async(lobby_tiles)()
+                        self.tiles = {tile["id"]: tile for tile in everything}
+                        await self._send_all(self.snapshot())
+                        continue
                 except Exception:
                     logger.warning("lobby: tiles could not be read; the next refresh catches up", exc_info=True)
                     continue

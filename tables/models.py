@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import fields as dataclass_fields
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -389,11 +389,47 @@ class Table(models.Model):
         OPEN = "open", "Open"
         PAUSED = "paused", "Paused"
         CLOSED = "closed", "Closed"
+        RETIRED = "retired", "Retired"
+
+    class CloseAfter(models.TextChoices):
+        """A close an operator asked for, waiting for the end of the current round or shoe."""
+
+        NONE = "", "–"
+        ROUND = "round", "End of the current round"
+        SHOE = "shoe", "End of the current shoe"
+
+    class ClosedBy(models.TextChoices):
+        """Who closed a closed table: an operator (it stays closed) or its opening hours (it reopens by itself)."""
+
+        NONE = "", "–"
+        OPERATOR = "operator", "Operator"
+        HOURS = "hours", "Opening hours"
 
     name = models.CharField(max_length=60, unique=True)
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="tables")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
-    status_reason = models.CharField(max_length=200, blank=True)
+    # The operator's own words (or a fault's text) for the status: internal, for the audit trail and the admin;
+    # players are shown a fixed public message instead (tables.selectors.tables.public_status).
+    status_reason = models.CharField("internal reason", max_length=200, blank=True)
+    close_after = models.CharField(max_length=5, choices=CloseAfter.choices, default="", blank=True)
+    closed_by = models.CharField(max_length=8, choices=ClosedBy.choices, default="", blank=True)
+    opens_at = models.TimeField(
+        "opens at (UTC)",
+        null=True,
+        blank=True,
+        help_text="Daily opening hours in UTC, with “closes at”: outside them the table closes at the end of its "
+        "round and reopens when they begin. Both empty: always open. A window may run past midnight (22:00–06:00).",
+    )
+    closes_at = models.TimeField("closes at (UTC)", null=True, blank=True)
+    pb_difference_limit = models.DecimalField(
+        "Player/Banker difference limit at this table",
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Empty: the variant's. Only lower than the variant's.",
+    )
     # A table's pace. The validators (the admin's form, full_clean) give operators a playable range; the
     # database keeps the hard bounds, which also let tests drive a table fast (a 1 s window, cards 0 ms apart,
     # no pause after the result). See PACE.
@@ -436,10 +472,160 @@ class Table(models.Model):
                 condition=Q(result_seconds__lte=PACE["result_seconds"][1]), name="table_result_seconds_at_most_60"
             ),
             models.CheckConstraint(condition=Q(settle_delay_ms__lte=10_000), name="table_settle_delay_at_most_10s"),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "paused", "closed", "retired"]), name="table_status_known"
+            ),
+            models.CheckConstraint(condition=Q(close_after__in=["", "round", "shoe"]), name="table_close_after_known"),
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True, closes_at__isnull=True)
+                | (Q(opens_at__isnull=False, closes_at__isnull=False) & ~Q(opens_at=models.F("closes_at"))),
+                name="table_hours_both_or_neither",
+            ),
+            models.CheckConstraint(
+                condition=Q(pb_difference_limit__isnull=True) | Q(pb_difference_limit__gte=0),
+                name="table_pb_limit_not_negative",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        errors: dict[str, str] = {}
+        if (self.opens_at is None) != (self.closes_at is None):
+            errors["closes_at"] = "Give both the opening and the closing time, or neither."
+        elif self.opens_at is not None and self.opens_at == self.closes_at:
+            errors["closes_at"] = "The closing time must differ from the opening time (empty both: always open)."
+        variant = self.variant if self.variant_id else None
+        if (
+            variant is not None
+            and self.pb_difference_limit is not None
+            and self.pb_difference_limit > variant.pb_difference_limit
+        ):
+            errors["pb_difference_limit"] = (
+                f"A table may only narrow its variant's limits: the variant's Player/Banker difference limit is "
+                f"{variant.pb_difference_limit}."
+            )
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def has_hours(self) -> bool:
+        return self.opens_at is not None and self.closes_at is not None
+
+    def within_hours(self, now: datetime) -> bool:
+        """Whether ``now`` is inside the table's daily UTC opening hours (always, when it has none)."""
+        if self.opens_at is None or self.closes_at is None:
+            return True
+        at = now.astimezone(UTC).time()
+        if self.opens_at < self.closes_at:
+            return self.opens_at <= at < self.closes_at
+        return at >= self.opens_at or at < self.closes_at  # a window past midnight
+
+    def next_opening(self, now: datetime) -> datetime | None:
+        """When the opening hours next begin after ``now`` (None without hours)."""
+        if self.opens_at is None:
+            return None
+        now = now.astimezone(UTC)
+        opening = datetime.combine(now.date(), self.opens_at, tzinfo=UTC)
+        return opening if opening > now else opening + timedelta(days=1)
+
+    def limits_dict(self) -> dict[str, Any]:
+        """The variant's limits narrowed by this table's own (``TableLimit`` rows, ``pb_difference_limit``), in
+        the engine's ``Limits.to_dict()`` shape. Narrowing only: a row that would widen, or leave no stake
+        between its minimum and maximum, is ignored for that bet."""
+        limits = self.variant.limits_dict()
+        per_type = limits["per_type"]
+        for row in self.limits.all() if self.pk else []:
+            base = per_type.get(row.bet_type)
+            if base is None:
+                continue
+            low = max(Decimal(base["min"]), row.min_stake) if row.min_stake is not None else Decimal(base["min"])
+            high = min(Decimal(base["max"]), row.max_stake) if row.max_stake is not None else Decimal(base["max"])
+            if low <= high:
+                per_type[row.bet_type] = {"min": _odds_text(low), "max": _odds_text(high)}
+        if self.pb_difference_limit is not None:
+            limits["pb_difference"] = str(min(Decimal(limits["pb_difference"]), self.pb_difference_limit))
+        return limits
+
+    def terms(self) -> dict[str, Any]:
+        """What a round at this table opens with and keeps: the variant's paytable and this table's limits."""
+        return {"paytable": self.variant.paytable_dict(), "limits": self.limits_dict()}
+
+    def engine_limits(self) -> engine.Limits:
+        return engine.Limits.from_dict(self.limits_dict())
+
+
+class TableLimit(models.Model):
+    """A table's own limits for one bet type: only narrower than its variant's (a higher minimum, a lower maximum)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits")
+    bet_type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
+    min_stake = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(money.CENT)],
+        help_text="Empty: the variant's minimum.",
+    )
+    max_stake = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(money.CENT)],
+        help_text="Empty: the variant's maximum.",
+    )
+
+    class Meta:
+        ordering = ["table", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "bet_type"], name="table_limit_once"),
+            models.CheckConstraint(condition=Q(bet_type__in=_BET_TYPES), name="table_limit_known_type"),
+            models.CheckConstraint(
+                condition=Q(min_stake__isnull=True) | Q(min_stake__gt=0), name="table_limit_min_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(min_stake__isnull=True)
+                | Q(max_stake__isnull=True)
+                | Q(max_stake__gte=models.F("min_stake")),
+                name="table_limit_min_le_max",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table}: {self.bet_type}"
+
+    def clean(self) -> None:
+        """Refuse a row that widens the variant's limits, or leaves no stake allowed."""
+        from django.core.exceptions import ValidationError
+
+        if self.min_stake is None and self.max_stake is None:
+            raise ValidationError("Give a minimum, a maximum or both (or delete the row).")
+        from django.core.exceptions import ObjectDoesNotExist
+
+        try:
+            variant = self.table.variant
+        except ObjectDoesNotExist:  # no table or variant yet: their own fields report it
+            return
+        if not self.bet_type:
+            return
+        base = variant.limits_dict()["per_type"].get(self.bet_type)
+        if base is None:
+            raise ValidationError({"bet_type": f"The variant “{variant}” does not offer this bet."})
+        low, high = Decimal(base["min"]), Decimal(base["max"])
+        errors: dict[str, str] = {}
+        if self.min_stake is not None and self.min_stake < low:
+            errors["min_stake"] = f"A table may only narrow its variant's limits: the minimum may not be below {low}."
+        if self.max_stake is not None and self.max_stake > high:
+            errors["max_stake"] = f"A table may only narrow its variant's limits: the maximum may not be above {high}."
+        if not errors and (self.min_stake or low) > (self.max_stake or high):
+            errors["max_stake"] = "The maximum cannot be below the minimum."
+        if errors:
+            raise ValidationError(errors)
 
 
 class Shoe(models.Model):
@@ -790,3 +976,4 @@ class RiskAlert(models.Model):
 auditlog.register(Variant)
 auditlog.register(VariantBet)
 auditlog.register(Table, exclude_fields=["next_action_at"])
+auditlog.register(TableLimit)

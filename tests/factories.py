@@ -47,7 +47,7 @@ def make_round(
         state=state,
         opens_at=now,
         closes_at=now + timedelta(seconds=closes_in),
-        terms=table.variant.terms(),
+        terms=table.terms(),  # as round_open: the variant's, narrowed by the table's own limits
     )
 
 

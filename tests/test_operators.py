@@ -48,6 +48,10 @@ TABLE_OPERATOR_PERMISSIONS = {
     "tables.view_bet",
     "tables.view_riskalert",
     "tables.acknowledge_riskalert",
+    "tables.view_tablelimit",
+    "tables.add_tablelimit",
+    "tables.change_tablelimit",
+    "tables.delete_tablelimit",
 }
 CASHIER_PERMISSIONS = {
     "wallets.view_wallet",

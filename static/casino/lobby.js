@@ -75,10 +75,13 @@ function drawTile(entry, data) {
   for (const side of ["banker", "player", "tie"]) setText(field(el, `${side}_pct`), `${stats[`${side}_pct`]}%`);
   if (data.status !== old.status || data.status_reason !== old.status_reason) {
     el.dataset.status = data.status;
+    el.dataset.notice = data.status_notice || "";
     el.classList.toggle("inactive", data.status !== "open");
-    field(el, "status-box").hidden = data.status === "open";
-    setText(field(el, "status"), config.status_names[data.status] || data.status);
-    setText(field(el, "reason"), data.status_reason || "");
+    // status_reason is the server's public message for the status ("Closing after this round"), never an operator's note.
+    field(el, "status-box").hidden = data.status === "open" && !data.status_reason;
+    const statusName = config.status_names[data.status] || data.status;
+    setText(field(el, "status"), statusName);
+    setText(field(el, "reason"), data.status_reason && data.status_reason !== statusName ? data.status_reason : "");
   }
   if (JSON.stringify(data.round) !== JSON.stringify(old.round)) drawRound(el, data.round);
   if (data.roads !== old.roads) drawRoads(field(el, "roads"), data.roads);

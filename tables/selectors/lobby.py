@@ -1,4 +1,4 @@
-"""The lobby's tiles: every table as the lobby shows it (docs/lobby.md).
+"""The lobby's tiles: every table a player may join, as the lobby shows it (docs/lobby.md).
 
 Read-only. One tile per table: its name, variant, decks, limits range, status, the current round, a short
 bead plate and big road of the current shoe, the shoe's Banker/Player/Tie counts and the players at the table
@@ -12,14 +12,14 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Max, Min
+from django.utils import timezone
 
 from baccarat_site import money
 from baccarat_site.clock import iso, server_time
 from baccarat_site.money import display
-from tables.models import Round, Shoe, Table, VariantBet
+from tables.models import Round, Shoe
 from tables.presence import player_counts
-from tables.selectors.tables import RESULT_STATES
+from tables.selectors.tables import RESULT_STATES, joinable_tables, public_status
 
 #: The tile's roads keep the newest columns only: enough for a small board, and a snapshot of many tables stays small.
 BEAD_COLUMNS = 6
@@ -86,23 +86,19 @@ def _round_tile(round_: Round | None) -> dict[str, Any] | None:
 
 
 def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
-    """A tile for every table (or for those of ``table_ids``), in table order."""
+    """A tile for every table a player may join (or for those of ``table_ids`` among them), in table order:
+    open and paused tables, and closed ones their opening hours will reopen; never one closed by an operator or
+    retired, and never an operator's own reason."""
     from tables.engine import roads
 
-    query = Table.objects.select_related("variant").order_by("id")
+    query = joinable_tables().select_related("variant").prefetch_related("variant__bets", "limits").order_by("id")
     if table_ids is not None:
         query = query.filter(pk__in=table_ids)
     tables = list(query)
     if not tables:
         return []
     ids = [table.pk for table in tables]
-    limits = {
-        row["variant_id"]: row
-        for row in VariantBet.objects.filter(variant_id__in={t.variant_id for t in tables})
-        .values("variant_id")
-        .annotate(low=Min("min_stake"), high=Max("max_stake"))
-        .order_by()
-    }
+    now = timezone.now()
     latest = {
         r.table_id: r
         for r in Round.objects.filter(table_id__in=ids)
@@ -126,8 +122,9 @@ def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
     for table in tables:
         shoe = shoes.get(table.pk)
         shoe_flags = flags.get(shoe.pk, []) if shoe is not None else []
-        span = limits.get(table.variant_id)
-        low, high = (span["low"], span["high"]) if span else (None, None)
+        per_type = table.limits_dict()["per_type"].values()  # the variant's, narrowed by the table's own
+        low = min((Decimal(v["min"]) for v in per_type), default=None)
+        high = max((Decimal(v["max"]) for v in per_type), default=None)
         tiles.append(
             {
                 "id": table.pk,
@@ -136,7 +133,7 @@ def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
                 # The current shoe's deck count: a variant switched mid-shoe applies from the next shoe.
                 "decks": (shoe.decks if shoe is not None else None) or table.variant.decks,
                 "status": table.status,
-                "status_reason": table.status_reason or None,
+                **public_status(table, now),  # status_notice, status_reason (public), hours
                 "limits": {
                     "min": money.text_or_none(low),
                     "max": money.text_or_none(high),

@@ -20,6 +20,7 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 from baccarat_site.money import ZERO
 from tables.models import Bet, Round, Table
 from tables.selectors.bets import MAX_ID, bet_list
+from tables.selectors.tables import round_public_reason
 
 #: Rounds per page of the record.
 ROUNDS_PER_PAGE = 20
@@ -193,7 +194,7 @@ def _facts(round_: Round, when: datetime | None = None) -> RoundFacts:
         banker_total=round_.banker_total if dealt else None,
         winner=round_.winner if dealt else "",
         flags=(round_.flags or {}) if dealt else {},
-        reason=round_.reason,
+        reason=round_public_reason(round_) or "",  # never the operator's or a fault's own words
     )
 
 

@@ -180,7 +180,7 @@ def rules_general() -> dict[str, Any]:
     limits = Limits(per_type=per_type, pb_difference=pb_default, unavailable_after=DEFAULT_UNAVAILABLE_AFTER)
     page = _page(decks=DEFAULT_DECKS, paytable=DEFAULT_PAYTABLE, limits=limits)
     page["table"] = None
-    tables = list(Table.objects.select_related("variant").order_by("id"))
+    tables = list(Table.objects.select_related("variant").exclude(status=Table.Status.RETIRED).order_by("id"))
     decks = current_decks(tables)  # each table's current shoe (a variant's new deck count waits for the next)
     page["tables"] = [
         {
@@ -199,13 +199,19 @@ def rules_general() -> dict[str, Any]:
 def rules_for_table(table_id: int) -> dict[str, Any] | None:
     """A table's rules: its own paytable, limits, cut-offs, deck count and betting window, with the exact odds
     of the bets it offers. None if there is no such table."""
-    table = Table.objects.select_related("variant").prefetch_related("variant__bets").filter(pk=table_id).first()
+    table = (
+        Table.objects.select_related("variant")
+        .prefetch_related("variant__bets", "limits")
+        .exclude(status=Table.Status.RETIRED)
+        .filter(pk=table_id)
+        .first()
+    )
     if table is None:
         return None
     variant = table.variant
     # The odds of the shoe being dealt now: a variant switched to another deck count changes the next shoe.
     decks = table_decks(table)
-    page = _page(decks=decks, paytable=variant.engine_paytable(), limits=variant.engine_limits())
+    page = _page(decks=decks, paytable=variant.engine_paytable(), limits=table.engine_limits())
     page["table"] = {
         "id": table.pk,
         "name": table.name,

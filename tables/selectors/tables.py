@@ -10,12 +10,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, cast
 
-from django.db.models import Count, Min, Sum
+from django.db.models import Count, Sum
 
 from baccarat_site import money
 from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
-from tables.models import Bet, Round, Shoe, Table, VariantBet, shoe_decks_sql
+from tables.models import Bet, Round, Shoe, Table, shoe_decks_sql
 
 RESULT_STATES = ("result", "settled")
 
@@ -26,14 +26,55 @@ RESULT_STATES = ("result", "settled")
 # ── pieces ──────────────────────────────────────────────────────────────────
 
 
-def _limits(table: Table) -> dict[str, dict[str, str]]:
+def status_notice(table: Table, now: datetime | None = None) -> str | None:
+    """The public code of what players are told about a table's status (``tables.labels.STATUS_NOTICES``), or
+    None for an open table with nothing to tell. Never the operator's reason (``Table.status_reason``)."""
+    from django.utils import timezone
+
+    if table.status == Table.Status.PAUSED:
+        return "paused"
+    if table.status in (Table.Status.CLOSED, Table.Status.RETIRED):
+        return "closed_until" if table.closed_by == Table.ClosedBy.HOURS and table.has_hours else "closed"
+    if table.close_after:
+        return f"closing_after_{table.close_after}"
+    if table.has_hours and not table.within_hours(now or timezone.now()):
+        return "closing_after_round"
+    return None
+
+
+def _hhmm(value: Any) -> str | None:
+    return value.strftime("%H:%M") if value is not None else None
+
+
+def public_status(table: Table, now: datetime | None = None) -> dict[str, Any]:
+    """What players may know of a table's status: ``status_notice`` (a code), ``status_reason`` (its fixed
+    message in the active language) and ``hours`` (the daily UTC opening hours, or None)."""
+    from tables.labels import STATUS_NOTICES
+
+    code = status_notice(table, now)
+    opens_at = _hhmm(table.opens_at)
+    return {
+        "status_notice": code,
+        "status_reason": str(STATUS_NOTICES[code]) % {"opens_at": opens_at or ""} if code else None,
+        "hours": {"opens_at": opens_at, "closes_at": _hhmm(table.closes_at)} if table.has_hours else None,
+    }
+
+
+def round_public_reason(round_: Round) -> str | None:
+    """What players are told about a paused or cancelled round (never the operator's or a fault's own words)."""
+    from tables.labels import ROUND_NOTICES
+
+    notice = ROUND_NOTICES.get(round_.state)
+    return str(notice) if notice is not None else None
+
+
+def _limits(per_type: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     from tables.engine import BET_TYPES
 
-    limits = table.variant.limits_dict()["per_type"]
     return {
-        bet_type: {"min": money.text(limits[bet_type]["min"]), "max": money.text(limits[bet_type]["max"])}
+        bet_type: {"min": money.text(per_type[bet_type]["min"]), "max": money.text(per_type[bet_type]["max"])}
         for bet_type in BET_TYPES
-        if bet_type in limits
+        if bet_type in per_type
     }
 
 
@@ -62,15 +103,17 @@ def table_decks(table: Table) -> int:
 
 
 def _table_row(table: Table, round_: Round | None, decks: int) -> dict[str, Any]:
+    limits = table.limits_dict()  # the variant's, narrowed by the table's own
     return {
         "id": table.pk,
         "name": table.name,
         "variant": table.variant.name,
         "status": table.status,
+        **public_status(table),
         "decks": decks,
         "betting_seconds": table.betting_seconds,
-        "limits": _limits(table),
-        "pb_difference_limit": money.text_or_none(table.variant.pb_difference_limit),
+        "limits": _limits(limits["per_type"]),
+        "pb_difference_limit": money.text_or_none(limits["pb_difference"]),
         "round": _round_brief(round_),
     }
 
@@ -190,7 +233,7 @@ def round_detail(round_: Round) -> dict[str, Any]:
         "flags": round_.flags,
         "is_last_of_shoe": round_.is_last_of_shoe,
         "paused_from": round_.paused_from or None,
-        "reason": round_.reason or None,
+        "reason": round_public_reason(round_),
         "bet_types": round_bet_types(round_),
         "limits": round_limits(round_),
     }
@@ -216,8 +259,30 @@ def round_bet_totals(round_id: int) -> dict[str, Any]:
     return {"totals": totals, "players": players}
 
 
+def _visible_tables() -> Any:
+    """Tables players may reach: all but retired ones (whose rounds, bets and shoes stay in the records)."""
+    return Table.objects.exclude(status=Table.Status.RETIRED)
+
+
+def joinable_tables() -> Any:
+    """Tables the lobby and the table list offer: those a player may join (open or paused), and closed ones that
+    their opening hours will reopen. Closed by an operator, or retired: not listed."""
+    from django.db.models import Q
+
+    return Table.objects.filter(
+        Q(status__in=[Table.Status.OPEN, Table.Status.PAUSED])
+        | Q(status=Table.Status.CLOSED, closed_by=Table.ClosedBy.HOURS)
+    )
+
+
 def _get_table(table_id: int) -> Table:
-    table = Table.objects.select_related("variant").prefetch_related("variant__bets").filter(pk=table_id).first()
+    table = (
+        _visible_tables()
+        .select_related("variant")
+        .prefetch_related("variant__bets", "limits")
+        .filter(pk=table_id)
+        .first()
+    )
     if table is None:
         raise NotFound(f"There is no table {table_id}.", code="table_not_found")
     return table
@@ -227,12 +292,15 @@ def _get_table(table_id: int) -> Table:
 
 
 def table_exists(table_id: int) -> bool:
-    return Table.objects.filter(pk=table_id).exists()
+    """A table players may reach (not retired)."""
+    return _visible_tables().filter(pk=table_id).exists()
 
 
 def table_list() -> list[dict[str, Any]]:
-    """GET /api/tables/: every table with its current round (docs/api.md shape)."""
-    tables = list(Table.objects.select_related("variant").prefetch_related("variant__bets").order_by("id"))
+    """GET /api/tables/: every table a player may join with its current round (docs/api.md shape)."""
+    tables = list(
+        joinable_tables().select_related("variant").prefetch_related("variant__bets", "limits").order_by("id")
+    )
     latest = {
         r.table_id: r for r in Round.objects.filter(table__in=tables).order_by("table_id", "-id").distinct("table_id")
     }
@@ -265,7 +333,6 @@ def table_detail(table_id: int, user: Any = None) -> dict[str, Any]:
     data = _table_row(table, round_, decks)
     data.update(
         {
-            "status_reason": table.status_reason or None,
             "deal_interval_ms": table.deal_interval_ms,
             "result_seconds": table.result_seconds,
             "current_round": round_detail(round_) if round_ is not None else None,
@@ -314,7 +381,9 @@ def table_snapshot(table_id: int, user: Any = None) -> dict[str, Any]:
             "name",
             "variant",
             "status",
+            "status_notice",
             "status_reason",
+            "hours",
             "decks",
             "betting_seconds",
             "deal_interval_ms",
@@ -362,11 +431,12 @@ def player_snapshot(user: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
 
 
 def due_table_ids(*, now: datetime) -> list[int]:
-    """Tables the ticker must look at: deadline passed, or open and never started. Paused tables wait."""
+    """Tables the ticker must look at: deadline passed (a table closed by its opening hours: they begin), or open
+    and never started. Paused and retired tables wait; a table an operator closed has no deadline."""
     from django.db.models import Q
 
     return list(
-        Table.objects.exclude(status=Table.Status.PAUSED)
+        Table.objects.exclude(status__in=[Table.Status.PAUSED, Table.Status.RETIRED])
         .filter(Q(next_action_at__lte=now) | Q(next_action_at__isnull=True, status=Table.Status.OPEN))
         .order_by("next_action_at", "id")
         .values_list("id", flat=True)
@@ -374,13 +444,12 @@ def due_table_ids(*, now: datetime) -> list[int]:
 
 
 def table_minimum_stake() -> Decimal:
-    """The smallest minimum stake a player can bet: over the open tables' variants, or over every table's when
-    none is open (a pause must not turn a small balance into a refill), or 0.01 when there are no tables."""
-    for statuses in ([Table.Status.OPEN], None):
-        bets = VariantBet.objects.filter(variant__tables__isnull=False)
-        if statuses is not None:
-            bets = bets.filter(variant__tables__status__in=statuses)
-        smallest = bets.aggregate(smallest=Min("min_stake"))["smallest"]
-        if smallest is not None:
-            return money.cents(smallest)
+    """The smallest minimum stake a player can bet: over the open tables' limits (their variant's, narrowed by the
+    table's own), or over every table's but retired ones when none is open (a pause or a close must not turn a
+    small balance into a refill), or 0.01 when there are no tables."""
+    tables = _visible_tables().select_related("variant").prefetch_related("variant__bets", "limits")
+    for query in (tables.filter(status=Table.Status.OPEN), tables):
+        minimums = [Decimal(v["min"]) for table in query for v in table.limits_dict()["per_type"].values()]
+        if minimums:
+            return money.cents(min(minimums))
     return money.CENT

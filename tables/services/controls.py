@@ -1,24 +1,54 @@
-"""The operators' controls (and the fault path): pause a table, resume it, cancel a round with refunds.
+"""The operators' controls (and the fault path): pause a table, resume it, cancel a round with refunds; close
+a table at the end of its round or shoe, reopen it, retire it (and take it out of retirement); and the opening
+hours that close and reopen a table by themselves.
 
-Each is one transaction under the table's row lock, audited (``baccarat_site.audit``: the operator, a
-command's OS user, or a fault, with the reason and the round concerned as ``round_id``), and announced to the
-table after commit. Cancelling moves money through ``tables.services.settlement.round_refund``.
+Each is one transaction under the table's row lock, a guarded compare-and-set on the table's status, audited
+(``baccarat_site.audit``: the operator, a command's OS user, or a fault, or nobody for the opening hours, with
+the reason and the round concerned as ``round_id``), and announced to the table after commit. Cancelling moves
+money through ``tables.services.settlement.round_refund``.
+
+The operator's reason is internal: it goes to the audit trail and ``Table.status_reason`` (the admin). Players
+are told a fixed public message (``tables.labels.STATUS_NOTICES``, by its code ``notice``), never the operator's
+own words.
+
+Table lifecycle (docs/api.md, "Table lifecycle")::
+
+    open ──close (end of round | end of shoe)──▶ open, closing ──round/shoe ends──▶ closed ──retire──▶ retired
+     ▲                                                                               │  ▲                  │
+     └──────────────────────────────── reopen ◀──────────────────────────────────────┘  └──── un-retire ◀──┘
+
+    open ──outside its opening hours, at the end of a round──▶ closed (by the hours) ──hours begin──▶ open
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from baccarat_site.audit import audit
 from baccarat_site.errors import DomainError
+from tables import engine
 from tables.events import table_event
-from tables.models import Round, Table
+from tables.labels import STATUS_NOTICES
+from tables.models import Round, Shoe, Table
+from tables.selectors.tables import status_notice
 from tables.services import settlement
 from tables.services.transitions import BEFORE_DEALING, DEALT, live_round
+
+
+def public_reason(code: str | None, table: Table | None = None) -> str | None:
+    """The fixed public message of a status notice code, in English (events go to every player at once; pages
+    translate the code): never the operator's own words."""
+    if code is None:
+        return None
+    opens_at = table.opens_at.strftime("%H:%M") if table is not None and table.opens_at else ""
+    with translation.override("en"):
+        return str(STATUS_NOTICES[code]) % {"opens_at": opens_at}
+
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +64,7 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
     """
     reason = reason[:200]
     table = Table.objects.select_for_update().get(pk=table_id)
-    if table.status == Table.Status.PAUSED:
+    if table.status != Table.Status.OPEN:  # paused already, or closed/retired: nothing is running
         return {"paused": False, "round_id": None, "round": None}
     round_ = live_round(table_id, lock=True)
     outcome: str | None = None
@@ -50,7 +80,7 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
             state=Round.State.PAUSED, paused_from=round_.state, reason=reason
         )
         outcome = Round.State.PAUSED if updated == 1 else None
-    Table.objects.filter(pk=table_id).exclude(status=Table.Status.PAUSED).update(
+    Table.objects.filter(pk=table_id, status=Table.Status.OPEN).update(
         status=Table.Status.PAUSED, status_reason=reason, next_action_at=None
     )
     # A fault pauses too: recorded with no actor, "via": "fault", so a round's recall shows why it stopped.
@@ -68,7 +98,8 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
         {
             "type": "table.paused",
             "table_id": table_id,
-            "reason": reason,
+            "notice": "paused",
+            "reason": public_reason("paused"),  # the operator's (or the fault's) own words stay internal
             "by": "fault" if fault else "operator",
             "round_id": round_.pk if round_ is not None else None,
             "round_state": outcome,
@@ -110,7 +141,8 @@ def table_resume(*, table_id: int, reason: str = "", actor: Any = None) -> dict[
         {
             "type": "table.resumed",
             "table_id": table_id,
-            "reason": reason,
+            "notice": status_notice(Table.objects.get(pk=table_id)),
+            "reason": None,  # the operator's words stay internal
             "round_id": round_.pk if round_ is not None else None,
         },
     )
@@ -161,3 +193,263 @@ def table_round_cancel(*, table_id: int, reason: str, actor: Any = None) -> tupl
     if live is None:
         return None
     return live, round_cancel(round_id=live.pk, reason=reason, actor=actor)
+
+
+# ── closing, reopening, retiring; opening hours ─────────────────────────────
+
+
+class TableRetired(DomainError):
+    code = "table_retired"
+    status = 409
+
+
+class TableNotClosed(DomainError):
+    code = "table_not_closed"
+    status = 409
+
+
+CLOSE_WHEN = (Table.CloseAfter.ROUND, Table.CloseAfter.SHOE)
+
+
+def _shoe_done(table_id: int) -> bool:
+    """The table's shoe has shown its cut card (its last round is dealt), or it has no active shoe."""
+    shoe = Shoe.objects.filter(table_id=table_id, finished_at__isnull=True).first()
+    return shoe is None or engine.ShoeState.from_dict(shoe.state).is_last_round
+
+
+def _close_now(table: Table, *, now: datetime, by: str) -> bool:
+    """Close a table that has no live round (compare-and-set from open or paused): no new round opens. A shoe
+    that has shown its cut card is finished now, so its seed is revealed without waiting for a reopen."""
+    closed = Table.objects.filter(pk=table.pk, status__in=[Table.Status.OPEN, Table.Status.PAUSED]).update(
+        status=Table.Status.CLOSED,
+        close_after="",
+        closed_by=by,
+        # Closed by its hours: the ticker looks again when they begin. Closed by an operator: only a reopen.
+        next_action_at=table.next_opening(now) if by == Table.ClosedBy.HOURS else None,
+    )
+    if closed != 1:
+        return False
+    shoe = Shoe.objects.filter(table_id=table.pk, finished_at__isnull=True).first()
+    if shoe is not None and engine.ShoeState.from_dict(shoe.state).is_last_round:
+        Shoe.objects.filter(pk=shoe.pk, finished_at__isnull=True).update(finished_at=now)
+    table.refresh_from_db()
+    code = status_notice(table, now)
+    table_event(
+        table.pk,
+        {
+            "type": "table.closed",
+            "table_id": table.pk,
+            "notice": code,
+            "reason": public_reason(code, table),
+            "by": by,
+            "opens_at": table.opens_at.strftime("%H:%M") if by == Table.ClosedBy.HOURS and table.opens_at else None,
+        },
+    )
+    return True
+
+
+@transaction.atomic
+def table_close(*, table_id: int, when: str, reason: str, actor: Any = None) -> dict[str, Any]:
+    """Operator: close a table at the end of its current round (``when="round"``) or of its current shoe
+    (``"shoe"``). The round under way (or every round left in the shoe) is played and settled as usual; then no
+    new round opens and the table is ``closed``. With no round live (and, for ``"shoe"``, the shoe at its cut
+    card) it closes at once. Closing a closed table changes nothing; a retired one raises TableRetired.
+
+    Returns ``{"closed": closed now, "closing": waiting for the round or shoe to end}``.
+    """
+    if when not in CLOSE_WHEN:
+        raise DomainError(f"Close at the end of a round or of a shoe, not {when!r}.", code="invalid_close")
+    now = timezone.now()
+    reason = reason[:200]
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if table.status == Table.Status.RETIRED:
+        raise TableRetired(f"Table {table.name} is retired.")
+    if table.status == Table.Status.CLOSED:
+        return {"closed": False, "closing": False}
+    before = {"status": table.status, "close_after": table.close_after}
+    round_ = live_round(table_id)
+    if round_ is None and (when == Table.CloseAfter.ROUND or _shoe_done(table_id)):
+        Table.objects.filter(pk=table_id).update(status_reason=reason)
+        done = _close_now(table, now=now, by=Table.ClosedBy.OPERATOR)
+        outcome = {"closed": done, "closing": False}
+    else:
+        updated = Table.objects.filter(pk=table_id, status__in=[Table.Status.OPEN, Table.Status.PAUSED]).update(
+            close_after=when, status_reason=reason
+        )
+        outcome = {"closed": False, "closing": updated == 1}
+        table.refresh_from_db()
+        code = status_notice(table, now)
+        table_event(
+            table_id,
+            {
+                "type": "table.closing",
+                "table_id": table_id,
+                "close_after": when,
+                "notice": code,
+                "reason": public_reason(code, table),
+                "round_id": round_.pk if round_ is not None else None,
+            },
+        )
+    audit(
+        actor=actor,
+        action=f"table.close_after_{when}",
+        target=table,
+        reason=reason,
+        before=before,
+        after={
+            "status": Table.Status.CLOSED if outcome["closed"] else table.status,
+            "close_after": "" if outcome["closed"] else when,
+        },
+    )
+    return outcome
+
+
+def table_close_due(*, table_id: int, now: datetime) -> bool:
+    """The ticker, between two rounds of an open table: close it if an operator's close is due (the round ended;
+    for a shoe, the shoe has shown its cut card) or it is outside its opening hours. Run inside the ticker's
+    transaction, which holds the table's row lock. True when it closed the table."""
+    table = Table.objects.get(pk=table_id)
+    if table.status != Table.Status.OPEN or live_round(table_id) is not None:
+        return False
+    if table.close_after == Table.CloseAfter.ROUND or (
+        table.close_after == Table.CloseAfter.SHOE and _shoe_done(table_id)
+    ):
+        by, why = Table.ClosedBy.OPERATOR, f"closed at the end of the {table.close_after} as asked"
+    elif not table.within_hours(now):
+        by, why = Table.ClosedBy.HOURS, "outside its opening hours"
+    else:
+        return False
+    if not _close_now(table, now=now, by=by):
+        return False
+    audit(
+        actor=None,
+        action="table.closed",
+        target=table,
+        reason=why,
+        before={"status": Table.Status.OPEN, "close_after": table.close_after},
+        after={"status": Table.Status.CLOSED, "close_after": "", "closed_by": by},
+    )
+    return True
+
+
+def _reopen(table: Table, *, now: datetime, guard: dict[str, Any]) -> bool:
+    reopened = Table.objects.filter(pk=table.pk, **guard).update(
+        status=Table.Status.OPEN, close_after="", closed_by="", status_reason="", next_action_at=now
+    )
+    if reopened != 1:
+        return False
+    table_event(table.pk, {"type": "table.reopened", "table_id": table.pk, "notice": None, "reason": None})
+    return True
+
+
+@transaction.atomic
+def table_reopen(*, table_id: int, reason: str, actor: Any = None) -> dict[str, Any]:
+    """Operator: a closed table opens its next round (its shoe goes on, or a new one is shuffled). On an open or
+    paused table waiting to close, the close is called off. A retired table must be taken out of retirement
+    first (TableRetired). Outside its opening hours a reopened table is closed again by its hours at once, and
+    reopens when they begin: clear its hours to open it now.
+
+    Returns ``{"reopened": …, "close_called_off": …}``.
+    """
+    now = timezone.now()
+    reason = reason[:200]
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if table.status == Table.Status.RETIRED:
+        raise TableRetired(f"Table {table.name} is retired: take it out of retirement first.")
+    before = {"status": table.status, "close_after": table.close_after, "closed_by": table.closed_by}
+    if table.status == Table.Status.CLOSED:
+        outcome = {
+            "reopened": _reopen(table, now=now, guard={"status": Table.Status.CLOSED}),
+            "close_called_off": False,
+        }
+    elif table.close_after:
+        called_off = Table.objects.filter(pk=table_id, status=table.status, close_after=table.close_after).update(
+            close_after="", status_reason="" if table.status == Table.Status.OPEN else table.status_reason
+        )
+        outcome = {"reopened": False, "close_called_off": called_off == 1}
+        if called_off:
+            table.refresh_from_db()
+            code = status_notice(table, now)
+            table_event(
+                table_id,
+                {"type": "table.reopened", "table_id": table_id, "notice": code, "reason": public_reason(code)},
+            )
+    else:
+        return {"reopened": False, "close_called_off": False}
+    audit(
+        actor=actor,
+        action="table.reopen",
+        target=table,
+        reason=reason,
+        before=before,
+        after={"status": Table.Status.OPEN if outcome["reopened"] else table.status, "close_after": ""},
+    )
+    return outcome
+
+
+def table_reopen_due(*, table_id: int, now: datetime) -> bool:
+    """The ticker: a table its opening hours closed reopens when they begin (inside the ticker's transaction)."""
+    table = Table.objects.get(pk=table_id)
+    if table.status != Table.Status.CLOSED or table.closed_by != Table.ClosedBy.HOURS or not table.within_hours(now):
+        return False
+    if not _reopen(table, now=now, guard={"status": Table.Status.CLOSED, "closed_by": Table.ClosedBy.HOURS}):
+        return False
+    audit(
+        actor=None,
+        action="table.reopened",
+        target=table,
+        reason="its opening hours began",
+        before={"status": Table.Status.CLOSED, "closed_by": Table.ClosedBy.HOURS},
+        after={"status": Table.Status.OPEN, "closed_by": ""},
+    )
+    return True
+
+
+@transaction.atomic
+def table_retire(*, table_id: int, reason: str, actor: Any = None) -> bool:
+    """Operator: retire a closed table. It disappears for players (lobby, table list, its page and socket); its
+    rounds, bets and shoes stay in the records. Only a closed table can be retired (TableNotClosed); retiring a
+    retired table changes nothing (False)."""
+    reason = reason[:200]
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if table.status == Table.Status.RETIRED:
+        return False
+    if table.status != Table.Status.CLOSED or live_round(table_id) is not None:
+        raise TableNotClosed(f"Table {table.name} is {table.status}: close it first, then retire it.")
+    updated = Table.objects.filter(pk=table_id, status=Table.Status.CLOSED).update(
+        status=Table.Status.RETIRED, close_after="", next_action_at=None, status_reason=reason
+    )
+    if updated != 1:
+        return False
+    audit(
+        actor=actor,
+        action="table.retire",
+        target=table,
+        reason=reason,
+        before={"status": Table.Status.CLOSED},
+        after={"status": Table.Status.RETIRED},
+    )
+    table_event(table_id, {"type": "table.retired", "table_id": table_id, "notice": "closed", "reason": None})
+    return True
+
+
+@transaction.atomic
+def table_unretire(*, table_id: int, reason: str, actor: Any = None) -> bool:
+    """Operator: take a retired table out of retirement. It comes back closed (by an operator): Reopen opens it.
+    False when it was not retired."""
+    reason = reason[:200]
+    table = Table.objects.select_for_update().get(pk=table_id)
+    updated = Table.objects.filter(pk=table_id, status=Table.Status.RETIRED).update(
+        status=Table.Status.CLOSED, closed_by=Table.ClosedBy.OPERATOR, next_action_at=None, status_reason=reason
+    )
+    if updated != 1:
+        return False
+    audit(
+        actor=actor,
+        action="table.unretire",
+        target=table,
+        reason=reason,
+        before={"status": Table.Status.RETIRED},
+        after={"status": Table.Status.CLOSED},
+    )
+    return True

@@ -30,11 +30,12 @@ from decimal import Decimal
 from typing import Any, cast
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from baccarat_site import money
 from baccarat_site.db import prepared_cursor
 from tables import engine, events
+from tables.labels import ROUND_NOTICES
 from tables.models import Bet, Round
 from wallets import selectors as wallet_selectors
 from wallets import services as wallet_services
@@ -155,7 +156,10 @@ def round_refund(*, round_id: int, reason: str) -> int:
     settlement = _move_money(
         round_id=round_id, table_id=table_id, price=refund, kind=LedgerTransaction.Kind.REFUND, now=now
     )
-    events.table_event(table_id, {"type": "round.cancelled", "round_id": round_id, "reason": reason})
+    # Players are told a fixed public message; the operator's (or a fault's) reason stays on the round (internal).
+    with translation.override("en"):
+        public = str(ROUND_NOTICES["cancelled"])
+    events.table_event(table_id, {"type": "round.cancelled", "round_id": round_id, "reason": public})
     return settlement.bets
 
 

@@ -17,7 +17,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from tables.models import Round, Table
-from tables.services.controls import table_pause
+from tables.services.controls import table_close_due, table_pause, table_reopen_due
 from tables.services.transitions import (
     live_round,
     round_close,
@@ -45,9 +45,16 @@ def _step(table_id: int, now: datetime) -> str | None:
         return None
     round_ = live_round(table_id)
     if round_ is None:
+        if table.status == Table.Status.CLOSED and table.closed_by == Table.ClosedBy.HOURS:
+            if table_reopen_due(table_id=table_id, now=now):
+                return "reopened"
+            set_next_action(table_id, table.next_opening(now))
+            return None
         if table.status != Table.Status.OPEN:
             set_next_action(table_id, None)
             return None
+        if table_close_due(table_id=table_id, now=now):  # an operator's close, or outside its opening hours
+            return "closed_table"
         if round_open(table_id=table_id, now=now) is not None:
             return "opened"
         if shoe_replace(table_id=table_id, now=now) is not None:
@@ -71,7 +78,8 @@ def _step(table_id: int, now: datetime) -> str | None:
 
 def table_step(*, table_id: int, now: datetime | None = None) -> str | None:
     """Do at most one due step for one table; return its name (``opened``, ``shuffled``, ``closed``,
-    ``dealing``, ``dealt``, ``result``, ``settled``, ``faulted``) or None when nothing was due.
+    ``dealing``, ``dealt``, ``result``, ``settled``, ``closed_table``, ``reopened``, ``faulted``) or None when
+    nothing was due.
 
     Safe to call any number of times from any number of processes.
     """

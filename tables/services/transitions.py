@@ -169,7 +169,7 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
                 state=Round.State.BETTING,
                 opens_at=now,
                 closes_at=now + timedelta(seconds=table.betting_seconds),
-                terms=table.variant.terms(),
+                terms=table.terms(),
             )
     except IntegrityError:  # one live round per table / one number per shoe: another runner opened it
         transaction.set_rollback(True)

@@ -45,7 +45,12 @@ def choose_tables(raw: list[str], tables: list[Table]) -> tuple[list[Table], lis
 
 
 def multi(request: HttpRequest) -> HttpResponse:
-    tables = list(Table.objects.select_related("variant").order_by("id"))
+    tables = list(
+        Table.objects.exclude(status=Table.Status.RETIRED)  # retired: gone for players
+        .select_related("variant")
+        .prefetch_related("variant__bets", "limits")
+        .order_by("id")
+    )
     chosen, problems = choose_tables(request.GET.getlist("t"), tables)
     signed_in = request.user.is_authenticated
     names = {t: str(n) for t, n in BET_NAMES.items()}

@@ -17,9 +17,8 @@ from tables.selectors.tables import personal_limits, table_decks
 
 def table_board(table: Table) -> dict[str, Any]:
     """What the table page needs before its first frame: the bet spots with their payouts and limits, the chips."""
-    variant = table.variant
-    limits = variant.engine_limits()
-    paytable = variant.engine_paytable()
+    limits = table.engine_limits()
+    paytable = table.variant.engine_paytable()
     pays = payout_labels(paytable)
     spots = []
     for bet_type, name in BET_NAMES.items():
@@ -50,7 +49,12 @@ def table_board(table: Table) -> dict[str, Any]:
 
 
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = get_object_or_404(Table.objects.select_related("variant"), pk=table_id)
+    table = get_object_or_404(
+        Table.objects.select_related("variant")
+        .prefetch_related("variant__bets", "limits")
+        .exclude(status=Table.Status.RETIRED),
+        pk=table_id,
+    )
     board = table_board(table)
     board["signed_in"] = request.user.is_authenticated
     board["bet_names"] = {t: str(n) for t, n in BET_NAMES.items()}
@@ -61,7 +65,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "board": board,
         "spots": {spot["type"]: spot for spot in board["spots"]},
-        "pb_limit": display(table.variant.engine_limits().pb_difference or 0),
+        "pb_limit": display(table.engine_limits().pb_difference or 0),
         "decks": table_decks(table),  # the current shoe's, not the variant's next one
         "personal_max": display(personal_max) if personal_max else "",
     }

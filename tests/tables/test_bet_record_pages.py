@@ -352,5 +352,6 @@ def test_a_cancelled_round_shows_as_cancelled_with_its_refunds_at_zero_net(clien
     assert ">Refunded<" in group
     assert re.search(r'data-round-net><bdi dir="ltr">0\.00<', group)
     detail = client.get(f"/bets/rounds/{round_.pk}/").content.decode()
-    assert "Card reader fault" in detail
+    assert "Card reader fault" not in detail  # the internal reason stays in the admin and the audit trail
+    assert "The round was cancelled and every bet on it refunded." in detail
     assert 'class="rec-felt"' not in detail

@@ -185,7 +185,7 @@ async def test_a_result_brings_the_winner_the_roads_and_the_shoe_percentages():
     await communicator.disconnect()
 
 
-async def test_a_paused_table_shows_paused_with_its_reason_and_resumes():
+async def test_a_paused_table_shows_paused_with_a_public_reason_never_the_operators_and_resumes():
     table = await database_sync_to_async(fast_table)("Pausing")
     await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
     communicator = await connect()
@@ -195,7 +195,8 @@ async def test_a_paused_table_shows_paused_with_its_reason_and_resumes():
     paused = await frame_where(communicator, lambda f: f["type"] == "table" and "status" in f["changes"])
     assert paused["event"] in ("round.cancelled", "table.paused")  # both come out of one commit: one read
     assert paused["changes"]["status"] == "paused"
-    assert paused["changes"]["status_reason"] == "Dealer change"
+    assert paused["changes"]["status_reason"] == "Paused"  # the operator's "Dealer change" stays internal
+    assert paused["changes"]["status_notice"] == "paused"
     assert paused["changes"]["round"]["state"] == "cancelled"
 
     await database_sync_to_async(controls.table_resume)(table_id=table.pk)

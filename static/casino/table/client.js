@@ -58,6 +58,7 @@ function createTable(root, config, options) {
   const S = {
     round: null, // {id, number, state, closes_at, bet_types, cards: [...], winner, player_total, banker_total, flags}
     paused: false,
+    tableClosed: false,
     shoe: null,
     roads: null,
     balance: null, // cents
@@ -215,6 +216,7 @@ function createTable(root, config, options) {
       settled: "",
       cancelled: gettext("Round cancelled, every bet refunded"),
       paused: gettext("Table paused"),
+      table_closed: gettext("Table closed"),
       waiting: gettext("Waiting for the next round"),
       shuffle: gettext("Shuffling a new shoe"),
     }[key];
@@ -453,6 +455,7 @@ function createTable(root, config, options) {
     if (round && S.round && older(round, S.round)) return; // an event already showed something newer
     const away = S.round && round && round.id > S.round.id ? S.round : null;
     S.paused = snap.table.status === "paused";
+    S.tableClosed = snap.table.status === "closed";
     setBalance(snap.balance);
     renderShoe(snap.shoe);
     renderPreviousShoe(snap.previous_shoe);
@@ -498,6 +501,14 @@ function createTable(root, config, options) {
       $("notice").dataset.away = String(last.id);
     }
     if (S.paused) setPhase("paused");
+    if (S.tableClosed && (!round || round.state === "settled" || round.state === "cancelled")) setPhase("table_closed");
+  }
+
+  /** What players are told of a close: fixed words (the operator's reason never reaches them). */
+  function closedText(frame) {
+    return frame.opens_at
+      ? fill(gettext("The table is closed. It opens at %(time)s UTC."), { time: frame.opens_at })
+      : gettext("The table is closed.");
   }
 
   const handlers = {
@@ -566,6 +577,28 @@ function createTable(root, config, options) {
     "table.resumed": () => {
       S.paused = false;
       notice(gettext("The table has resumed."), "ok");
+      live.send({ type: "snapshot" });
+    },
+    "table.closing": (frame) => {
+      notice(
+        frame.close_after === "shoe" ? gettext("This table closes at the end of this shoe.") : gettext("This table closes after this round."),
+        "warn",
+      );
+    },
+    "table.closed": (frame) => {
+      S.tableClosed = true;
+      keepUnplaced();
+      setPhase("table_closed");
+      notice(closedText(frame), "warn");
+    },
+    "table.retired": (frame) => {
+      S.tableClosed = true;
+      setPhase("table_closed");
+      notice(closedText(frame), "warn");
+    },
+    "table.reopened": () => {
+      S.tableClosed = false;
+      notice(gettext("The table is open."), "ok");
       live.send({ type: "snapshot" });
     },
     "shoe.shuffled": (frame) => {

@@ -119,9 +119,12 @@ def test_a_round_shows_its_result_and_only_the_callers_bets(played, client_for):
     assert client_for(None).get(f"/api/rounds/{settled.pk}/").json()["bets"] == []
 
 
-def test_a_cancelled_round_shows_its_reason_and_refunds(played, client_for):
+def test_a_cancelled_round_shows_a_public_reason_never_the_internal_one_and_refunds(played, client_for):
     body = client_for(played["bob"]).get(f"/api/rounds/{played['cancelled'].pk}/").json()
-    assert (body["state"], body["reason"]) == ("cancelled", "fault")
+    assert (
+        Round.objects.get(pk=played["cancelled"].pk).reason == "fault"
+    )  # kept on the round, for the admin and the audit trail
+    assert (body["state"], body["reason"]) == ("cancelled", "The round was cancelled and every bet on it refunded.")
     assert [(b["status"], b["payout"]) for b in body["bets"]] == [("refunded", "8.00")]
 
 

@@ -499,8 +499,13 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
     assert parse_time(cancelled.pop("server_time")) <= datetime.now(UTC)
     assert isinstance(cancelled.pop("seq"), int)
     assert cancelled.pop("epoch")
-    assert cancelled == {"type": "round.cancelled", "round_id": round_.pk, "reason": "Dealer change"}
-    assert by_type["table.paused"]["reason"] == "Dealer change"
+    # The operator's "Dealer change" stays internal: players are told fixed public messages.
+    assert cancelled == {
+        "type": "round.cancelled",
+        "round_id": round_.pk,
+        "reason": "The round was cancelled and every bet on it refunded.",
+    }
+    assert (by_type["table.paused"]["reason"], by_type["table.paused"]["notice"]) == ("Paused", "paused")
     assert by_type["table.paused"]["round_state"] == "cancelled"
     refund = by_type["round.settled"]
     assert refund["bets"][0]["status"] == "refunded"
@@ -508,7 +513,7 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
 
     await database_sync_to_async(controls.table_resume)(table_id=table.pk, reason="Back")
     resumed = await frames_until(player, "table.resumed")
-    assert resumed[-1]["reason"] == "Back"
+    assert resumed[-1]["reason"] is None  # "Back" stays internal
     await database_sync_to_async(drive_to_state)(table, clock, "dealing")
     await database_sync_to_async(controls.table_pause)(table_id=table.pk, reason="Card on the floor")
     paused = (await frames_until(player, "table.paused"))[-1]

@@ -188,7 +188,15 @@ def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player
     assert (round_.state, round_.reason) == ("cancelled", "scanner fault")
     assert round_.cancelled_at is not None
     assert table_events == [
-        (betting_round.table_id, {"type": "round.cancelled", "round_id": betting_round.pk, "reason": "scanner fault"})
+        (
+            betting_round.table_id,
+            # the reason kept on the round is internal: players are told a fixed public message
+            {
+                "type": "round.cancelled",
+                "round_id": betting_round.pk,
+                "reason": "The round was cancelled and every bet on it refunded.",
+            },
+        )
     ]
     alice_event = next(event for group, event in sent if group == f"user_{alice.pk}")
     assert {b["status"] for b in alice_event["bets"]} == {"refunded"}
