@@ -366,6 +366,11 @@ class TableAdmin(admin.ModelAdmin):
         ]
         return own + super().get_urls()
 
+    def get_list_display(self, request: HttpRequest) -> Any:
+        """The operate buttons only for staff who may use them (an auditor reads the list without them)."""
+        shown = super().get_list_display(request)
+        return shown if self.has_change_permission(request) else tuple(f for f in shown if f != "operate")
+
     @admin.display(description="operate")
     def operate(self, obj: Table) -> str:
         return format_html_join(

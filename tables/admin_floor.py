@@ -209,8 +209,11 @@ def _page(request: HttpRequest, template: str, title: str, *, status: int = 200,
 # ── the live floor ──────────────────────────────────────────────────────────
 
 
-def _floor_links(row: reports.FloorTable) -> list[tuple[str, str]]:
+def _floor_links(row: reports.FloorTable, request: HttpRequest) -> list[tuple[str, str]]:
+    """The controls the table's status allows, for staff who may use them (none for an auditor)."""
     table, round_ = row.table, row.round
+    if not request.user.has_perm("tables.change_table"):
+        return []
     wanted = []
     if table.status == Table.Status.PAUSED:
         wanted.append(("Resume", "admin:tables_table_resume"))
@@ -234,7 +237,7 @@ def floor_view(request: HttpRequest) -> TemplateResponse:
         refresh = REFRESH_SECONDS
     rows = reports.live_floor()
     for row in rows:
-        row.links = _floor_links(row)  # type: ignore[attr-defined]
+        row.links = _floor_links(row, request)  # type: ignore[attr-defined]
         row.change_url = _optional_url("admin:tables_table_change", row.table.pk)  # type: ignore[attr-defined]
     return _page(
         request,

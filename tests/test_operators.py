@@ -335,3 +335,16 @@ def test_the_demo_has_one_staff_account_per_role_and_none_is_a_superuser(setting
         assert list(user.groups.values_list("name", flat=True)) == [role]
         assert (user.is_staff, user.is_superuser) == (True, False)
     assert LedgerTransaction.objects.filter(reference__startswith="demo:initial", kind="deposit").count() == 3
+
+
+def test_an_auditor_sees_the_tables_and_the_floor_without_their_controls(client, records):
+    client.force_login(make_staff(AU))
+    tables = client.get(reverse("admin:tables_table_changelist"))
+    assert tables.status_code == 200
+    assert "column-operate" not in tables.content.decode()
+    floor = client.get(reverse("admin_floor:floor_live"))
+    assert floor.status_code == 200
+    assert "/pause/" not in floor.content.decode()
+    client.force_login(make_operator())
+    assert "column-operate" in client.get(reverse("admin:tables_table_changelist")).content.decode()
+    assert "/pause/" in client.get(reverse("admin_floor:floor_live")).content.decode()
