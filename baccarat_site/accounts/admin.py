@@ -139,13 +139,13 @@ class PlayerAdmin(ReadOnlyAdmin):
 
     list_display = ("username", "play", "date_joined", "last_login")
     search_fields = ("username", "email")
-    fields = ("username", "email", ("date_joined", "last_login"), "play", "money", "recent_sign_ins")
-    readonly_fields = ("username", "email", "date_joined", "last_login", "play", "money", "recent_sign_ins")
+    fields = ("username", "email", ("date_joined", "last_login"), "play", "wallet", "recent_sign_ins")
+    readonly_fields = ("username", "email", "date_joined", "last_login", "play", "wallet", "recent_sign_ins")
     inlines = (RestrictionInline, PlayerNoteInline)
     actions = tuple(PLAYER_ACTIONS)
 
     @admin.display(description="Money")
-    def money(self, player: Player) -> str:
+    def wallet(self, player: Player) -> str:
         wallet = Wallet.objects.filter(user=player).first()
         if wallet is None:
             return "no wallet yet"
