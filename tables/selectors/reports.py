@@ -602,12 +602,12 @@ class FloorTable:
 
 
 def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
-    """Every table with its current round (the live one, else the last), that round's players and stakes per
+    """Every table but the retired ones with its current round (the live one, else the last), that round's players and stakes per
     bet type, the worst-case exposure of its open bets and the table's GGR today (UTC). Five queries."""
     from tables.engine import BET_TYPES
 
     now = now or timezone.now()
-    tables = list(Table.objects.select_related("variant").order_by("id"))
+    tables = list(Table.objects.select_related("variant").exclude(status=Table.Status.RETIRED).order_by("id"))
     latest = {
         r.table_id: r
         for r in Round.objects.filter(table__in=tables)

@@ -173,3 +173,14 @@ def test_staff_without_the_view_permissions_are_refused(client):
     client.force_login(make_user("clerk", is_staff=True))
     assert client.get(reverse(FLOOR)).status_code == 403
     assert client.get(reverse("admin_floor:floor_tables_report")).status_code == 403
+
+
+def test_a_retired_table_is_not_on_the_floor(client, operator):
+    from tables.models import Table
+
+    kept, gone = make_table("Kept"), make_table("Gone")
+    Table.objects.filter(pk=gone.pk).update(status=Table.Status.RETIRED)
+    page = client.get(reverse("admin_floor:floor_live")).content.decode()
+    assert "Kept" in page
+    assert "Gone" not in page
+    assert kept.pk
