@@ -602,8 +602,9 @@ class FloorTable:
 
 
 def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
-    """Every table but the retired ones with its current round (the live one, else the last), that round's players and stakes per
-    bet type, the worst-case exposure of its open bets and the table's GGR today (UTC). Five queries."""
+    """Every table but the retired ones, with its current round (the live one, else the last), that round's
+    players and stakes per bet type, the worst-case exposure of its open bets and the table's GGR today (UTC).
+    Five queries."""
     from tables.engine import BET_TYPES
 
     now = now or timezone.now()
