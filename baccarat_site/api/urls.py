@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from baccarat_site.accounts.apis import RefillApi, TokenApi
+from baccarat_site.accounts.apis import LimitsApi, RefillApi, TokenApi
 from baccarat_site.api.errors import api_not_found
 from tables import apis as table_apis
 from wallets import apis as wallet_apis
@@ -18,6 +18,7 @@ urlpatterns = [
     path("wallet/", wallet_apis.WalletApi.as_view(), name="api-wallet"),
     path("wallet/ledger/", wallet_apis.LedgerApi.as_view(), name="api-ledger"),
     path("wallet/refill/", RefillApi.as_view(), name="api-wallet-refill"),
+    path("account/limits/", LimitsApi.as_view(), name="api-account-limits"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^(?P<path>[\s\S]*)$", api_not_found),  # last: anything else is the API's JSON 404
