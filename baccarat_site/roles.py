@@ -62,7 +62,13 @@ _APPROVALS: Grants = {
     "wallets": {"wallet": ("approve_money",), "moneyrequest": ("view",)},
     "auth": {"user": ("view",)},
     # Who signed in from where: what a linked-accounts alert rests on. Suspending, reinstating, closing players.
-    "accounts": {"signin": ("view",), "restriction": ("view", "suspend_player"), "player": ("view",)},
+    # The limits players set on themselves, and their history (read-only: only the player changes them).
+    "accounts": {
+        "signin": ("view",),
+        "restriction": ("view", "suspend_player"),
+        "player": ("view",),
+        "playlimit": ("view",),
+    },
 }
 
 

@@ -22,9 +22,10 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils import timezone
 
 from baccarat_site.accounts import selectors, services
-from baccarat_site.accounts.models import Player, Restriction, SignIn
+from baccarat_site.accounts.models import Player, PlayLimit, Restriction, SignIn
 from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
 
@@ -62,8 +63,10 @@ PLAYER_ACTIONS: dict[str, tuple[str, Callable[..., Any], str]] = {
 
 if TYPE_CHECKING:  # Django's admin classes are generic only in django-stubs.
     _RestrictionInlineBase = admin.TabularInline[Restriction, Player]
+    _PlayLimitInlineBase = admin.TabularInline[PlayLimit, Player]
 else:
     _RestrictionInlineBase = admin.TabularInline
+    _PlayLimitInlineBase = admin.TabularInline
 
 
 class RestrictionInline(_RestrictionInlineBase):
@@ -82,6 +85,37 @@ class RestrictionInline(_RestrictionInlineBase):
         return False
 
 
+class PlayLimitInline(_PlayLimitInlineBase):
+    """The player's responsible-gaming limits and every change to them, newest first, read-only
+    (``accounts.limits``): only the player sets them."""
+
+    model = PlayLimit
+    fk_name = "user"
+    extra = 0
+    can_delete = False
+    fields = ("kind", "value", "requested_at", "applies_at", "cancelled_at", "state")
+    readonly_fields = fields
+    ordering = ("-id",)
+    verbose_name_plural = "play limits the player set (history, newest first; looser ones wait 24 hours)"
+
+    @admin.display(description="State")
+    def state(self, row: PlayLimit) -> str:
+        if row.cancelled_at is not None:
+            return "replaced before it applied"
+        if row.applies_at > timezone.now():
+            return f"pending until {row.applies_at:%Y-%m-%d %H:%M} UTC"
+        newer = PlayLimit.objects.filter(
+            user_id=row.user_id, kind=row.kind, cancelled_at__isnull=True, id__gt=row.pk, applies_at__lte=timezone.now()
+        )
+        return "superseded" if newer.exists() else "in force"
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
 @admin.register(Player)
 class PlayerAdmin(ReadOnlyAdmin):
     """Players (not staff): who they are, whether their play is stopped and why, with Suspend, Reinstate and
@@ -91,7 +125,7 @@ class PlayerAdmin(ReadOnlyAdmin):
     search_fields = ("username", "email")
     fields = ("username", "email", "date_joined", "last_login", "play")
     readonly_fields = fields
-    inlines = (RestrictionInline,)
+    inlines = (RestrictionInline, PlayLimitInline)
     actions = tuple(PLAYER_ACTIONS)
 
     @admin.display(description="Play")

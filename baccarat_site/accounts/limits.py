@@ -87,7 +87,7 @@ def _window(kind: str) -> str:
     return kind.rsplit("_", 1)[1]
 
 
-def _label(kind: str) -> str:
+def limit_label(kind: str) -> str:
     """The limit's name, in the player's language."""
     return {
         "deposit_day": _("24-hour deposit limit"),
@@ -260,7 +260,7 @@ FROM (
 
 def _refusal(kind: str, *, limit: Decimal, used: Decimal, oldest: datetime | None) -> LimitReached:
     left = max(money.ZERO, limit - used)
-    values = {"limit_name": _label(kind), "limit": money.display(limit), "left": money.display(left)}
+    values = {"limit_name": limit_label(kind), "limit": money.display(limit), "left": money.display(left)}
     if oldest is not None:
         values["when"] = _when(oldest + WINDOWS[_window(kind)])
         detail = (
