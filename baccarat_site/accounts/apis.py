@@ -102,6 +102,26 @@ def limits_body(state: LimitsState) -> dict[str, Any]:
     return body
 
 
+class LimitPendingSerializer(serializers.Serializer):
+    limit = serializers.ChoiceField(choices=list(PLAY_LIMIT_KINDS))
+    value = serializers.CharField(allow_null=True, help_text='An amount ("200.00"), minutes, or null: none.')
+    applies_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "LimitPending"
+
+
+class LimitUsageSerializer(serializers.Serializer):
+    used = serializers.CharField(help_text="Counted in the rolling period so far (a loss may be negative).")
+    left = serializers.CharField()
+    resets_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the oldest amount counted leaves the period (more is left then)."
+    )
+
+    class Meta:
+        ref_name = "LimitUsage"
+
+
 class LimitsApi(APIView):
     """The caller's responsible-gaming limits (docs/api.md, "Responsible gaming"): GET reads them, PUT changes
     the fields it sends (amounts as strings like "100.00", minutes as whole numbers, null for none; fields left
@@ -123,21 +143,17 @@ class LimitsApi(APIView):
         session_minutes = serializers.IntegerField(allow_null=True, required=False)
         reality_check_minutes = serializers.ChoiceField(choices=[15, 30, 60], allow_null=True, required=False)
 
-    class PendingSerializer(serializers.Serializer):
-        limit = serializers.ChoiceField(choices=list(PLAY_LIMIT_KINDS))
-        value = serializers.CharField(allow_null=True, help_text='An amount ("200.00"), minutes, or null: none.')
-        applies_at = serializers.DateTimeField()
-
-    class UsageSerializer(serializers.Serializer):
-        used = serializers.CharField(help_text="Counted in the rolling period so far (a loss may be negative).")
-        left = serializers.CharField()
-        resets_at = serializers.DateTimeField(
-            allow_null=True, help_text="When the oldest amount counted leaves the period (more is left then)."
-        )
+        class Meta:
+            ref_name = "LimitsInput"
 
     class OutputSerializer(InputSerializer):
-        pending = serializers.ListField(child=serializers.DictField())  # the schema below says what is in it
-        usage = serializers.DictField(child=serializers.DictField())
+        pending = serializers.ListField(child=LimitPendingSerializer(), help_text="Changes waiting for their time.")
+        usage = serializers.DictField(
+            child=LimitUsageSerializer(), help_text="Per amount limit in force (its field name): used and left."
+        )
+
+        class Meta:
+            ref_name = "LimitsOutput"
 
     @extend_schema(
         responses={200: OutputSerializer, 401: ERRORS[401]},

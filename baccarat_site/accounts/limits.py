@@ -252,7 +252,12 @@ FROM (
         MIN(b.placed_at)
     FROM tables_bet b
     JOIN tables_roundstake s ON s.id = b.round_stake_id
-    WHERE b.user_id = %(user)s AND b.placed_at > %(month)s AND s.status <> 'refunded'
+    WHERE b.user_id = %(user)s AND s.status <> 'refunded'
+      -- only as far back as the longest period with a wager or loss limit (none: no scan at all)
+      AND b.placed_at > (
+          SELECT MIN(CASE WHEN kind LIKE '%%_day' THEN %(day)s WHEN kind LIKE '%%_week' THEN %(week)s ELSE %(month)s END)
+          FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%')
+      )
       AND EXISTS (SELECT 1 FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%'))
 ) sums
 """

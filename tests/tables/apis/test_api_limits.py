@@ -292,3 +292,13 @@ def test_a_refill_past_the_deposit_limit_is_refused_and_one_at_the_line_passes(p
         "left": "0.00",
         "resets_at": client.get(LIMITS).json()["usage"][kind]["resets_at"],
     }
+
+
+def test_the_openapi_schema_describes_the_limits_endpoint():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    operations = schema["paths"]["/api/account/limits/"]
+    assert set(operations) == {"get", "put"}
+    output = schema["components"]["schemas"]["LimitsOutput"]["properties"]
+    assert {"wager_day", "session_minutes", "pending", "usage"} <= set(output)
