@@ -255,7 +255,9 @@ FROM (
     WHERE b.user_id = %(user)s AND s.status <> 'refunded'
       -- only as far back as the longest period with a wager or loss limit (none: no scan at all)
       AND b.placed_at > (
-          SELECT MIN(CASE WHEN kind LIKE '%%_day' THEN %(day)s WHEN kind LIKE '%%_week' THEN %(week)s ELSE %(month)s END)
+          SELECT MIN(
+              CASE WHEN kind LIKE '%%_day' THEN %(day)s WHEN kind LIKE '%%_week' THEN %(week)s ELSE %(month)s END
+          )
           FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%')
       )
       AND EXISTS (SELECT 1 FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%'))
