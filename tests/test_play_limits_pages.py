@@ -106,3 +106,26 @@ def test_supervisors_and_auditors_see_a_players_limits_and_their_history_read_on
 def test_table_operators_do_not_see_the_limits(client, nina):
     client.force_login(staff("op", roles.TABLE_OPERATORS))
     assert client.get(reverse("admin:accounts_player_change", args=[nina.pk])).status_code == 403
+
+
+def test_a_player_with_a_reality_check_gets_its_dialog_on_every_page_in_their_language(client, nina):
+    from baccarat_site.accounts.services import sign_in_record
+
+    client.force_login(nina)
+    assert 'id="reality-check"' not in page_text(client.get(PROFILE))  # none set
+    play_limits_set(user=nina, changes={"reality_check_minutes": 15})
+    signed_in = sign_in_record(user=nina, request=None)
+    in_russian(client)
+    page = page_text(client.get(PROFILE))
+    assert 'id="reality-check"' in page
+    assert 'data-every="15"' in page
+    assert f'data-since="{signed_in.at.isoformat()}"' in page
+    assert "Вы играете уже ## мин." in page
+    assert "Продолжить игру" in page
+    assert "reality-check.js" in page
+
+
+def test_staff_pages_carry_no_reality_check(client):
+    boss = staff("boss", roles.SUPERVISORS)
+    client.force_login(boss)
+    assert 'id="reality-check"' not in page_text(client.get("/"))

@@ -27,6 +27,9 @@ pass a deposit limit. "At the line" is allowed: only more than the limit is refu
 placement's (or the refill's) transaction, under the player's wallet lock, so concurrent confirms of one player
 are decided one after another and cannot together pass a limit.
 
+Reality check: every page reminds a player who set one, every that many minutes from their latest sign-in,
+how long they have been playing (``accounts.selectors.account_header``, ``static/casino/reality-check.js``).
+
 Changes: a stricter setting (a lower amount, a new limit, a shorter session, a more frequent reality check)
 applies at once; a looser one (a higher amount, removing a limit, a longer or no reality check) applies after
 :data:`COOLING_OFF` (24 hours) and is *pending* until then. A new change of a limit with one pending replaces
