@@ -129,3 +129,13 @@ def test_staff_pages_carry_no_reality_check(client):
     boss = staff("boss", roles.SUPERVISORS)
     client.force_login(boss)
     assert 'id="reality-check"' not in page_text(client.get("/"))
+
+
+def test_the_refill_button_past_a_deposit_limit_says_why_in_russian(client, nina):
+    wallet_services.wallet_withdraw(user=nina, amount=wallet_services.wallet_for(user=nina).balance, reason="lost")
+    play_limits_set(user=nina, changes={"deposit_day": "500.00"})
+    client.force_login(nina)
+    in_russian(client)
+    page = page_text(client.post("/accounts/refill/", follow=True))
+    assert "Это превысит ваш лимит «Лимит пополнений за 24 часа» в 500.00: осталось 500.00." in page
+    assert wallet_services.wallet_for(user=nina).balance == 0

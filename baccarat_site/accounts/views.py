@@ -179,7 +179,7 @@ def refill(request: HttpRequest) -> HttpResponse:
         services.player_refill(user=request.user)
     except DomainError as error:
         status = selectors.refill_status(user=request.user)
-        messages.error(request, _refusal_text(error.code, status) or _("The refill was refused."))
+        messages.error(request, _refusal_text(error.code, status) or error.detail or _("The refill was refused."))
     else:
         balance = display(wallet_selectors.wallet_balance(user=request.user)["balance"])
         messages.success(request, _("Your play money is back to %(amount)s.") % {"amount": balance})
