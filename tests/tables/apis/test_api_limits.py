@@ -302,3 +302,13 @@ def test_the_openapi_schema_describes_the_limits_endpoint():
     assert set(operations) == {"get", "put"}
     output = schema["components"]["schemas"]["LimitsOutput"]["properties"]
     assert {"wager_day", "session_minutes", "pending", "usage"} <= set(output)
+
+
+def test_every_change_is_audited_with_the_player_as_actor(player, client_for):
+    from auditlog.models import LogEntry
+
+    alice = player("alice")
+    put(client_for(alice), {"loss_day": "40.00"})
+    put(client_for(alice), {"loss_day": "40.00"})  # the same again: nothing changes, nothing is audited
+    [entry] = [e for e in LogEntry.objects.all() if (e.additional_data or {}).get("action") == "player.limits"]
+    assert entry.actor_id == alice.pk
