@@ -65,11 +65,13 @@ _APPROVALS: Grants = {
     "wallets": {"wallet": ("approve_money",), "moneyrequest": ("view",)},
     "auth": {"user": ("view",)},
     # Who signed in from where: what a linked-accounts alert rests on. Suspending, reinstating, closing players.
+    # The limits players set on themselves, and their history (read-only: only the player changes them).
     "accounts": {
         "signin": ("view",),
         "restriction": ("view", "suspend_player"),
         "player": ("view",),
         "playernote": ("view", "add"),
+        "playlimit": ("view",),
     },
 }
 

@@ -29,11 +29,12 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from baccarat_site import money
 from baccarat_site.accounts import selectors, services
-from baccarat_site.accounts.models import Player, PlayerLimit, PlayerNote, Restriction, SignIn
+from baccarat_site.accounts.models import Player, PlayerLimit, PlayerNote, PlayLimit, Restriction, SignIn
 from baccarat_site.accounts.services import MAX_PERSONAL_STAKE, REASON_MAX, REASON_MIN, player_limit_set
 from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
@@ -88,8 +89,10 @@ PLAYER_ACTIONS: dict[str, tuple[str, Callable[..., Any], str, type[forms.Form]]]
 
 if TYPE_CHECKING:  # Django's admin classes are generic only in django-stubs.
     _RestrictionInlineBase = admin.TabularInline[Restriction, Player]
+    _PlayLimitInlineBase = admin.TabularInline[PlayLimit, Player]
 else:
     _RestrictionInlineBase = admin.TabularInline
+    _PlayLimitInlineBase = admin.TabularInline
 
 
 class RestrictionInline(_RestrictionInlineBase):
@@ -123,6 +126,31 @@ class PlayerNoteInline(_PlayerNoteInlineBase):
     readonly_fields = fields
     verbose_name_plural = "staff notes (add one with the list's “Add a note” action)"
 
+
+class PlayLimitInline(_PlayLimitInlineBase):
+    """The player's responsible-gaming limits and every change to them, newest first, read-only
+    (``accounts.limits``): only the player sets them."""
+
+    model = PlayLimit
+    fk_name = "user"
+    extra = 0
+    can_delete = False
+    fields = ("kind", "value", "requested_at", "applies_at", "cancelled_at", "state")
+    readonly_fields = fields
+    ordering = ("-id",)
+    verbose_name_plural = "play limits the player set (history, newest first; looser ones wait 24 hours)"
+
+    @admin.display(description="State")
+    def state(self, row: PlayLimit) -> str:
+        if row.cancelled_at is not None:
+            return "replaced before it applied"
+        if row.applies_at > timezone.now():
+            return f"pending until {row.applies_at:%Y-%m-%d %H:%M} UTC"
+        newer = PlayLimit.objects.filter(
+            user_id=row.user_id, kind=row.kind, cancelled_at__isnull=True, id__gt=row.pk, applies_at__lte=timezone.now()
+        )
+        return "superseded" if newer.exists() else "in force"
+
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
@@ -141,7 +169,7 @@ class PlayerAdmin(ReadOnlyAdmin):
     search_fields = ("username", "email")
     fields = ("username", "email", ("date_joined", "last_login"), "play", "wallet", "recent_sign_ins")
     readonly_fields = ("username", "email", "date_joined", "last_login", "play", "wallet", "recent_sign_ins")
-    inlines = (RestrictionInline, PlayerNoteInline)
+    inlines = (RestrictionInline, PlayLimitInline, PlayerNoteInline)
     actions = tuple(PLAYER_ACTIONS)
 
     @admin.display(description="Money")

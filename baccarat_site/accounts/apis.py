@@ -1,8 +1,12 @@
 """POST /api/auth/token/: an API token for a username and password (counted by the login throttle);
 POST /api/wallet/refill/: the play-money refill, a rule of the account that reads the tables' minimum stake;
-POST /api/account/time-out/ and /api/account/self-exclusion/: the player's own stop on their play."""
+POST /api/account/time-out/ and /api/account/self-exclusion/: the player's own stop on their play;
+GET/PUT /api/account/limits/: the player's responsible-gaming limits (``accounts.limits``)."""
 
 from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, cast
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -11,10 +15,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from baccarat_site import money
 from baccarat_site.accounts import services
-from baccarat_site.accounts.models import Restriction
+from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, play_limits_set, play_limits_state
+from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, Restriction
 from baccarat_site.accounts.services import api_token_issue
 from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
+from baccarat_site.clock import iso
+from baccarat_site.errors import DomainError
 from wallets.apis import WalletApi
 from wallets.selectors import wallet_balance
 
@@ -129,3 +137,103 @@ class SelfExclusionApi(_SelfRestrictApi):
     )
     def post(self, request: Request) -> Response:
         return super().post(request)
+
+
+def _limit_value(kind: str, value: Decimal | None) -> str | int | None:
+    if value is None:
+        return None
+    return money.text(value) if kind in AMOUNT_KINDS else int(value)
+
+
+def limits_body(state: LimitsState) -> dict[str, Any]:
+    """The answer of ``GET``/``PUT /api/account/limits/`` (docs/api.md, "Responsible gaming")."""
+    body: dict[str, Any] = {kind: _limit_value(kind, state.in_force[kind]) for kind in PLAY_LIMIT_KINDS}
+    body["pending"] = [
+        {"limit": kind, "value": _limit_value(kind, p.value), "applies_at": iso(p.applies_at)}
+        for kind, p in sorted(state.pending.items(), key=lambda item: PLAY_LIMIT_KINDS.index(item[0]))
+    ]
+    body["usage"] = {
+        kind: {"used": money.text(u.used), "left": money.text(u.left), "resets_at": iso(u.resets_at)}
+        for kind, u in state.usage.items()
+    }
+    return body
+
+
+class LimitPendingSerializer(serializers.Serializer):
+    limit = serializers.ChoiceField(choices=list(PLAY_LIMIT_KINDS))
+    value = serializers.CharField(allow_null=True, help_text='An amount ("200.00"), minutes, or null: none.')
+    applies_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "LimitPending"
+
+
+class LimitUsageSerializer(serializers.Serializer):
+    used = serializers.CharField(help_text="Counted in the rolling period so far (a loss may be negative).")
+    left = serializers.CharField()
+    resets_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the oldest amount counted leaves the period (more is left then)."
+    )
+
+    class Meta:
+        ref_name = "LimitUsage"
+
+
+class LimitsApi(APIView):
+    """The caller's responsible-gaming limits (docs/api.md, "Responsible gaming"): GET reads them, PUT changes
+    the fields it sends (amounts as strings like "100.00", minutes as whole numbers, null for none; fields left
+    out stay as they are). Stricter values apply at once, looser ones after 24 hours (listed in ``pending``
+    with ``applies_at``). A bad value: 400 ``invalid_limit`` and nothing changes."""
+
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        deposit_day = serializers.CharField(allow_null=True, required=False)
+        deposit_week = serializers.CharField(allow_null=True, required=False)
+        deposit_month = serializers.CharField(allow_null=True, required=False)
+        loss_day = serializers.CharField(allow_null=True, required=False)
+        loss_week = serializers.CharField(allow_null=True, required=False)
+        loss_month = serializers.CharField(allow_null=True, required=False)
+        wager_day = serializers.CharField(allow_null=True, required=False)
+        wager_week = serializers.CharField(allow_null=True, required=False)
+        wager_month = serializers.CharField(allow_null=True, required=False)
+        session_minutes = serializers.IntegerField(allow_null=True, required=False)
+        reality_check_minutes = serializers.ChoiceField(choices=[15, 30, 60], allow_null=True, required=False)
+
+        class Meta:
+            ref_name = "LimitsInput"
+
+    class OutputSerializer(InputSerializer):
+        pending = serializers.ListField(child=LimitPendingSerializer(), help_text="Changes waiting for their time.")
+        usage = serializers.DictField(
+            child=LimitUsageSerializer(), help_text="Per amount limit in force (its field name): used and left."
+        )
+
+        class Meta:
+            ref_name = "LimitsOutput"
+
+    @extend_schema(
+        responses={200: OutputSerializer, 401: ERRORS[401]},
+        description="Limits in force, pending changes (`pending`: [{limit, value, applies_at}]) and, per amount "
+        "limit in force, `usage`: {kind: {used, left, resets_at}} over its rolling period.",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(limits_body(play_limits_state(user_id=cast(int, request.user.pk))))
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(ErrorSerializer, description="invalid_limit, invalid_request, malformed_json"),
+            401: ERRORS[401],
+            **BODY_ERRORS,
+        },
+    )
+    def put(self, request: Request) -> Response:
+        if not isinstance(request.data, dict):
+            raise DomainError("Send a JSON object of limits.", code="invalid_limit")
+        unknown = sorted(set(request.data) - set(PLAY_LIMIT_KINDS))
+        if unknown:
+            raise DomainError(f"Not a limit: {', '.join(k[:40] for k in unknown)}.", code="invalid_limit")
+        state = play_limits_set(user=request.user, changes=dict(request.data))
+        return Response(limits_body(state))

@@ -121,3 +121,42 @@ class PreferencesForm(forms.Form):
 
     language = forms.ChoiceField(choices=settings.LANGUAGES, required=False)
     sound = forms.ChoiceField(choices=[("on", "on"), ("off", "off")], required=False)
+
+
+class LimitsForm(forms.Form):
+    """The account page's responsible-gaming form (``accounts.limits``): every limit, empty for none. Its values
+    go to ``play_limits_set``, which judges them as the API's are judged; a field starts at the limit the player
+    asked for last (a pending change, or the limit in force)."""
+
+    def __init__(self, *args: Any, initial_limits: dict[str, str] | None = None, **kwargs: Any) -> None:
+        from baccarat_site.accounts.limits import AMOUNT_KINDS, limit_label
+
+        kwargs.setdefault("initial", initial_limits or {})
+        super().__init__(*args, **kwargs)
+        for kind in AMOUNT_KINDS:
+            self.fields[kind] = forms.CharField(
+                label=limit_label(kind),
+                required=False,
+                max_length=20,
+                widget=forms.TextInput(attrs={"inputmode": "decimal", "placeholder": _("No limit"), "dir": "ltr"}),
+            )
+        self.fields["session_minutes"] = forms.CharField(
+            label=limit_label("session_minutes"),
+            required=False,
+            max_length=5,
+            help_text=_("10 to 1440 minutes; empty for none."),
+            widget=forms.TextInput(attrs={"inputmode": "numeric", "placeholder": _("No limit"), "dir": "ltr"}),
+        )
+        self.fields["reality_check_minutes"] = forms.ChoiceField(
+            label=limit_label("reality_check_minutes"),
+            required=False,
+            choices=[("", _("Off")), ("15", "15"), ("30", "30"), ("60", "60")],
+        )
+
+    def changes(self) -> dict[str, str | None]:
+        """The values as ``play_limits_set`` reads them: amounts without thousands separators, None for empty."""
+        out: dict[str, str | None] = {}
+        for name, value in self.cleaned_data.items():
+            text = str(value or "").replace(",", "").replace(" ", "").strip()
+            out[name] = text or None
+        return out

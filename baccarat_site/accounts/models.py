@@ -197,3 +197,72 @@ class Player(get_user_model()):  # type: ignore[misc]
     class Meta:
         proxy = True
         ordering = ["username"]
+
+
+#: Every limit a player may set (``PlayLimit.kind``): the amounts, then the minutes.
+PLAY_LIMIT_KINDS = (
+    "deposit_day",
+    "deposit_week",
+    "deposit_month",
+    "loss_day",
+    "loss_week",
+    "loss_month",
+    "wager_day",
+    "wager_week",
+    "wager_month",
+    "session_minutes",
+    "reality_check_minutes",
+)
+
+
+class PlayLimit(models.Model):
+    """One change to one of a player's responsible-gaming limits (``baccarat_site.accounts.limits``).
+
+    Rows are never deleted: together they are the limits' history. A change that makes play stricter (a lower
+    amount, a new limit, a shorter session, a more frequent reality check) applies at once (``applies_at`` =
+    ``requested_at``); one that loosens it (a higher amount, no limit any more) applies 24 hours later, and is
+    *pending* until then. A later change of the same limit made while one is pending cancels it
+    (``cancelled_at``). The limit in force is the newest uncancelled row whose ``applies_at`` has passed;
+    ``value`` null means no limit.
+    """
+
+    class Kind(models.TextChoices):
+        DEPOSIT_DAY = "deposit_day", "Deposit limit per 24 hours"
+        DEPOSIT_WEEK = "deposit_week", "Deposit limit per 7 days"
+        DEPOSIT_MONTH = "deposit_month", "Deposit limit per 30 days"
+        LOSS_DAY = "loss_day", "Loss limit per 24 hours"
+        LOSS_WEEK = "loss_week", "Loss limit per 7 days"
+        LOSS_MONTH = "loss_month", "Loss limit per 30 days"
+        WAGER_DAY = "wager_day", "Wager limit per 24 hours"
+        WAGER_WEEK = "wager_week", "Wager limit per 7 days"
+        WAGER_MONTH = "wager_month", "Wager limit per 30 days"
+        SESSION_MINUTES = "session_minutes", "Session time limit (minutes)"
+        REALITY_CHECK_MINUTES = "reality_check_minutes", "Reality check every (minutes)"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="play_limits")
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    value = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    requested_at = models.DateTimeField()
+    applies_at = models.DateTimeField()
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["user", "kind", "-id"], condition=Q(cancelled_at__isnull=True), name="playlimit_live"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=PLAY_LIMIT_KINDS), name="playlimit_kind_known"),
+            models.CheckConstraint(condition=Q(value__isnull=True) | Q(value__gt=0), name="playlimit_value_positive"),
+            models.CheckConstraint(
+                condition=Q(applies_at__gte=models.F("requested_at")), name="playlimit_applies_after_request"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="reality_check_minutes") | Q(value__isnull=True) | Q(value__in=[15, 30, 60]),
+                name="playlimit_reality_check_interval",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        value = "none" if self.value is None else self.value
+        return f"{self.user} {self.kind} → {value} from {self.applies_at:%Y-%m-%d %H:%M} UTC"

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from django.db.models import F, Q
+from django.contrib.auth import get_user_model
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from baccarat_site.accounts.models import PlayerLimit, Profile, Restriction
+from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, Restriction, SignIn
 from baccarat_site.money import display, text
 from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
@@ -34,14 +35,39 @@ def personal_limits_of(*, user: Any) -> dict[str, str] | None:
 class AccountHeader:
     balance: str  # "1,234.00"
     sound: str  # "on" | "off"
+    # The player's reality check (accounts.limits): every so many minutes from the session's start (their latest
+    # sign-in), every page reminds them how long they have played (base.html, reality-check.js). None: off.
+    reality_every: int | None = None
+    reality_since: datetime | None = None
 
 
 def account_header(*, user: Any) -> AccountHeader:
     """What every page's header shows a signed-in player: the balance and the sound preference."""
-    profile = Profile.objects.filter(user=user).values("sound").first()
+    now = timezone.now()
+    # One query: the sound preference, the reality check in force (the newest applied change of it: see
+    # accounts.models.PlayLimit) and the latest sign-in.
+    row = (
+        get_user_model()
+        .objects.filter(pk=user.pk)
+        .values(
+            sound=Subquery(Profile.objects.filter(user=OuterRef("pk")).values("sound")[:1]),
+            every=Subquery(
+                PlayLimit.objects.filter(
+                    user=OuterRef("pk"), kind="reality_check_minutes", cancelled_at__isnull=True, applies_at__lte=now
+                )
+                .order_by("-id")
+                .values("value")[:1]
+            ),
+            since=Subquery(SignIn.objects.filter(user=OuterRef("pk")).order_by("-at").values("at")[:1]),
+        )
+        .first()
+    ) or {"sound": False, "every": None, "since": None}
+    every = row["every"] if row["since"] is not None else None
     return AccountHeader(
         balance=display(wallet_balance(user=user)["balance"]),
-        sound="on" if profile and profile["sound"] else "off",
+        sound="on" if row["sound"] else "off",
+        reality_every=int(every) if every is not None else None,
+        reality_since=row["since"] if every is not None else None,
     )
 
 

@@ -22,13 +22,15 @@ from rest_framework.authtoken.models import Token
 
 from baccarat_site import money
 from baccarat_site.accounts import selectors
+from baccarat_site.accounts.limits import play_limits_check_deposit
 from baccarat_site.accounts.models import PlayerLimit, PlayerNote, Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.audit import audit
 from baccarat_site.errors import Conflict, DomainError
 from tables.selectors.tables import table_minimum_stake
 from wallets.models import LedgerTransaction
-from wallets.services import wallet_open_player, wallet_refill
+from wallets.selectors import wallet_refill_status
+from wallets.services import wallet_lock, wallet_open_player, wallet_refill
 
 LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
 
@@ -102,10 +104,18 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
     return token, token_expires_at(token.created)
 
 
+@transaction.atomic
 def player_refill(*, user: Any) -> LedgerTransaction:
     """Top the player's play money back up (``wallets.services.wallet_refill``), when their balance is below
-    the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``)."""
-    return wallet_refill(user=user, minimum_stake=table_minimum_stake())
+    the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``) and the refill stays
+    within the player's deposit limits (``accounts.limits``: 403 ``limit_reached``). The limits are read
+    holding the wallet's lock, which the refill then takes again in the same transaction."""
+    minimum = table_minimum_stake()
+    wallet = wallet_lock(user=user)
+    status = wallet_refill_status(user=user, minimum_stake=minimum, balance=wallet.balance)
+    if status.refusal is None:
+        play_limits_check_deposit(user_id=user.pk, amount=status.starting - wallet.balance, now=timezone.now())
+    return wallet_refill(user=user, minimum_stake=minimum)
 
 
 def sign_in_record(*, user: Any, request: HttpRequest | None, method: str = SignIn.Method.PAGE) -> SignIn:

@@ -4,7 +4,8 @@ and the two small endpoints the header's language switcher and a table's sound b
 from __future__ import annotations
 
 import math
-from typing import TypeVar
+from decimal import Decimal
+from typing import TypeVar, cast
 
 from django.conf import settings
 from django.contrib import messages
@@ -14,15 +15,24 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy
-from django.utils import translation
+from django.urls import reverse, reverse_lazy
+from django.utils import formats, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language as django_set_language
 
 from baccarat_site.accounts import selectors, services
-from baccarat_site.accounts.forms import LoginForm, PasswordChangeForm, PreferencesForm, ProfileForm, SignupForm
+from baccarat_site.accounts.forms import (
+    LimitsForm,
+    LoginForm,
+    PasswordChangeForm,
+    PreferencesForm,
+    ProfileForm,
+    SignupForm,
+)
+from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, limit_label, play_limits_set, play_limits_state
+from baccarat_site.accounts.models import PLAY_LIMIT_KINDS
 from baccarat_site.errors import DomainError
 from baccarat_site.money import display
 from wallets import selectors as wallet_selectors
@@ -83,10 +93,10 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def profile(request: HttpRequest) -> HttpResponse:
+def profile(request: HttpRequest, limits_form: LimitsForm | None = None) -> HttpResponse:
     saved = selectors.profile_of(user=request.user)
-    form = ProfileForm(request.POST or None, instance=saved)
-    if request.method == "POST" and form.is_valid():
+    form = ProfileForm(request.POST if limits_form is None and request.method == "POST" else None, instance=saved)
+    if limits_form is None and request.method == "POST" and form.is_valid():
         language = form.cleaned_data["language"]
         services.profile_update(user=request.user, language=language, sound=form.cleaned_data["sound"])
         response = remember_language(redirect("profile"), language)
@@ -94,6 +104,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         return response
     refill = selectors.refill_status(user=request.user)
     personal = selectors.personal_limits_of(user=request.user)
+    state = play_limits_state(user_id=cast(int, request.user.pk))
     return render(
         request,
         "accounts/profile.html",
@@ -103,8 +114,64 @@ def profile(request: HttpRequest) -> HttpResponse:
             "refill_amount": display(refill.starting),
             "refill_refusal": _refusal_text(refill.refusal, refill),
             "personal_max": display(personal["max_stake"]) if personal else "",
+            "limits_form": limits_form or LimitsForm(initial_limits=_asked_limits(state)),
+            "limit_rows": _limit_rows(state),
         },
     )
+
+
+def _limit_text(kind: str, value: Decimal | None) -> str:
+    if value is None:
+        return ""
+    return display(value) if kind in AMOUNT_KINDS else str(int(value))
+
+
+def _asked_limits(state: LimitsState) -> dict[str, str]:
+    """What the form starts with: per limit, the pending value if a change is waiting, else the one in force."""
+    return {
+        kind: _limit_text(kind, state.pending[kind].value if kind in state.pending else state.in_force[kind])
+        for kind in PLAY_LIMIT_KINDS
+    }
+
+
+def _limit_rows(state: LimitsState) -> list[dict[str, str]]:
+    """One row per limit for the page's table: in force, pending (and when it applies), used and left."""
+    rows = []
+    for kind in PLAY_LIMIT_KINDS:
+        pending = state.pending.get(kind)
+        usage = state.usage.get(kind)
+        rows.append(
+            {
+                "kind": kind,
+                "label": limit_label(kind),
+                "in_force": _limit_text(kind, state.in_force[kind]) or _("None"),
+                "pending": "" if pending is None else (_limit_text(kind, pending.value) or _("None")),
+                "applies_at": "" if pending is None else formats.date_format(pending.applies_at, "Y-m-d H:i") + " UTC",
+                "used": "" if usage is None else display(usage.used),
+                "left": "" if usage is None else display(usage.left),
+            }
+        )
+    return rows
+
+
+@login_required
+@require_POST
+def limits(request: HttpRequest) -> HttpResponse:
+    """Save the responsible-gaming form (``accounts.limits.play_limits_set``, as ``PUT /api/account/limits/``):
+    a refused value shows the profile again with the error, and nothing changes."""
+    form = LimitsForm(request.POST)
+    if form.is_valid():
+        try:
+            play_limits_set(user=request.user, changes=dict(form.changes()))
+        except DomainError as error:
+            form.add_error(None, error.detail)
+        else:
+            messages.success(
+                request,
+                _("Your limits are saved. Stricter limits apply now; looser ones apply after 24 hours."),
+            )
+            return redirect(reverse("profile") + "#limits-title")
+    return profile(request, limits_form=form)
 
 
 @login_required
@@ -114,7 +181,7 @@ def refill(request: HttpRequest) -> HttpResponse:
         services.player_refill(user=request.user)
     except DomainError as error:
         status = selectors.refill_status(user=request.user)
-        messages.error(request, _refusal_text(error.code, status) or _("The refill was refused."))
+        messages.error(request, _refusal_text(error.code, status) or error.detail or _("The refill was refused."))
     else:
         balance = display(wallet_selectors.wallet_balance(user=request.user)["balance"])
         messages.success(request, _("Your play money is back to %(amount)s.") % {"amount": balance})

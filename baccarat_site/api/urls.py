@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from baccarat_site.accounts.apis import RefillApi, SelfExclusionApi, TimeOutApi, TokenApi
+from baccarat_site.accounts.apis import LimitsApi, RefillApi, SelfExclusionApi, TimeOutApi, TokenApi
 from baccarat_site.api.errors import api_not_found
 from tables import apis as table_apis
 from wallets import apis as wallet_apis
@@ -20,6 +20,7 @@ urlpatterns = [
     path("wallet/refill/", RefillApi.as_view(), name="api-wallet-refill"),
     path("account/time-out/", TimeOutApi.as_view(), name="api-account-time-out"),
     path("account/self-exclusion/", SelfExclusionApi.as_view(), name="api-account-self-exclusion"),
+    path("account/limits/", LimitsApi.as_view(), name="api-account-limits"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^(?P<path>[\s\S]*)$", api_not_found),  # last: anything else is the API's JSON 404

@@ -39,6 +39,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from baccarat_site import money
+from baccarat_site.accounts.limits import play_limits_check_bets
 from baccarat_site.accounts.models import Restriction
 from baccarat_site.accounts.services import restriction_refusal
 from baccarat_site.db import prepared_cursor
@@ -364,6 +365,7 @@ def _place(
             raise DomainError("This account is disabled.", code="account_disabled", status=403)
         if stopped[1] is not None:
             raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
+        play_limits_check_bets(user_id=user.pk, bets=bets, now=now)  # the player's own limits, under the lock
 
         cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, user.pk, _bet_sequence(cursor), len(bets)])
         existing: list[tuple[str, Decimal]] = []

@@ -1,0 +1,429 @@
+"""Responsible-gaming limits the player sets on themselves (``accounts.PlayLimit``), and their enforcement.
+
+The limits (docs/api.md, "Responsible gaming"):
+
+- **deposit** (play-money refills), **loss** and **wager**, each per **day**, **week** and **month**;
+- a **session time limit** (minutes) and a **reality check** interval (15, 30 or 60 minutes, or none).
+
+Periods are **rolling windows** ending now: a day is the last 24 hours, a week the last 7 days, a month the
+last 30 days (UTC instants, no calendar). A calendar period lets a player spend a whole daily limit at 23:59 and
+another at 00:01; a rolling window never allows more than the limit in any 24 hours, which is what regulators
+(UKGC-style) expect. "What is left" frees up as old stakes leave the window: the refusal says when the oldest
+one in it does.
+
+What counts, per window:
+
+- **wagered**: the stakes of the player's confirmed bets placed in the window, except stakes refunded by a
+  cancelled round (a refunded stake was never wagered);
+- **lost**: for those same bets (placed in the window, not refunded), stakes minus what they returned so far
+  (``RoundStake.payout``: stake plus winnings on a win, the stake on a push, 0 on a loss). A bet still open
+  counts as its full stake until it is settled; a push nets 0; winnings of bets placed in the window offset
+  later stakes in it (a net loss, which can be negative while the player is ahead);
+- **deposited**: the play-money refills credited in the window.
+
+A batch of bets is refused whole (403 ``limit_reached``) when wagered + the batch would pass a wager limit, or
+lost + the batch (as if all of it were lost) would pass a loss limit; a refill when deposited + the refill would
+pass a deposit limit. "At the line" is allowed: only more than the limit is refused. The checks run inside the
+placement's (or the refill's) transaction, under the player's wallet lock, so concurrent confirms of one player
+are decided one after another and cannot together pass a limit.
+
+Reality check: every page reminds a player who set one, every that many minutes from their latest sign-in,
+how long they have been playing (``accounts.selectors.account_header``, ``static/casino/reality-check.js``).
+
+Changes: a stricter setting (a lower amount, a new limit, a shorter session, a more frequent reality check)
+applies at once; a looser one (a higher amount, removing a limit, a longer or no reality check) applies after
+:data:`COOLING_OFF` (24 hours) and is *pending* until then. A new change of a limit with one pending replaces
+the pending one. Nothing is applied by a job: the limit in force is read from the history each time, so whatever
+is due counts.
+
+Sessions: a session starts at a sign-in (a page sign-in or an API token, ``accounts.SignIn``) and lasts the
+session limit. Once it has, bets are refused (403 ``session_limit_reached``) and a new session starts only with
+a sign-in at least :data:`SESSION_BREAK` (30 minutes) after the previous session ran out; a sign-in during that
+break does not start one. A player with a session limit and no sign-in in the last :data:`SESSION_LOOKBACK`
+signs in again before betting. A session limit set during a session counts from that session's start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any, cast
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
+
+from baccarat_site import money
+from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, PlayLimit
+from baccarat_site.audit import audit
+from baccarat_site.clock import iso
+from baccarat_site.db import prepared_cursor
+from baccarat_site.errors import DomainError
+
+WINDOWS: dict[str, timedelta] = {"day": timedelta(hours=24), "week": timedelta(days=7), "month": timedelta(days=30)}
+COOLING_OFF = timedelta(hours=24)
+SESSION_BREAK = timedelta(minutes=30)
+SESSION_LOOKBACK = timedelta(days=3)
+SESSION_MINUTES_MIN, SESSION_MINUTES_MAX = 10, 1440
+REALITY_CHECK_CHOICES = (15, 30, 60)
+AMOUNT_KINDS = PLAY_LIMIT_KINDS[:9]
+MAX_LIMIT = Decimal("9999999999.99")
+
+
+class LimitReached(DomainError):
+    code = "limit_reached"
+    status = 403
+
+
+class SessionLimitReached(DomainError):
+    code = "session_limit_reached"
+    status = 403
+
+
+class InvalidLimit(DomainError):
+    code = "invalid_limit"
+
+
+def _window(kind: str) -> str:
+    return kind.rsplit("_", 1)[1]
+
+
+def limit_label(kind: str) -> str:
+    """The limit's name, in the player's language."""
+    return {
+        "deposit_day": _("24-hour deposit limit"),
+        "deposit_week": _("7-day deposit limit"),
+        "deposit_month": _("30-day deposit limit"),
+        "loss_day": _("24-hour loss limit"),
+        "loss_week": _("7-day loss limit"),
+        "loss_month": _("30-day loss limit"),
+        "wager_day": _("24-hour wager limit"),
+        "wager_week": _("7-day wager limit"),
+        "wager_month": _("30-day wager limit"),
+        "session_minutes": _("Session time limit (minutes)"),
+        "reality_check_minutes": _("Reality check every (minutes)"),
+    }[kind]
+
+
+def _when(at: datetime) -> str:
+    return formats.date_format(at.astimezone(UTC), "Y-m-d H:i") + " UTC"
+
+
+# ── reading ─────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Pending:
+    value: Decimal | None
+    applies_at: datetime
+
+
+@dataclass(frozen=True)
+class Usage:
+    used: Decimal
+    left: Decimal
+    resets_at: datetime | None  # when the oldest counted amount leaves the window (None: nothing counted)
+
+
+@dataclass(frozen=True)
+class LimitsState:
+    in_force: dict[str, Decimal | None]
+    pending: dict[str, Pending]
+    usage: dict[str, Usage]  # only for the amount limits in force
+
+
+def play_limits_read(*, user_id: int, now: datetime) -> tuple[dict[str, Decimal | None], dict[str, Pending]]:
+    """The limits in force (every kind; None: no limit) and the pending changes, at ``now``."""
+    in_force: dict[str, Decimal | None] = dict.fromkeys(PLAY_LIMIT_KINDS)
+    pending: dict[str, Pending] = {}
+    rows = PlayLimit.objects.filter(user_id=user_id, cancelled_at__isnull=True).order_by("kind", "-id")
+    seen_in_force: set[str] = set()
+    for row in rows.values("kind", "value", "applies_at"):
+        kind = row["kind"]
+        if kind in seen_in_force:
+            continue
+        if row["applies_at"] > now:
+            pending.setdefault(kind, Pending(row["value"], row["applies_at"]))
+        else:
+            in_force[kind] = row["value"]
+            seen_in_force.add(kind)
+    return in_force, pending
+
+
+_BET_SUMS = """
+SELECT
+    COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(day)s), 0),
+    COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(week)s), 0),
+    COALESCE(SUM(b.amount), 0),
+    COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(day)s), 0),
+    COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(week)s), 0),
+    COALESCE(SUM(b.amount - COALESCE(s.payout, 0)), 0),
+    MIN(b.placed_at) FILTER (WHERE b.placed_at > %(day)s),
+    MIN(b.placed_at) FILTER (WHERE b.placed_at > %(week)s),
+    MIN(b.placed_at)
+FROM tables_bet b
+JOIN tables_roundstake s ON s.id = b.round_stake_id
+WHERE b.user_id = %(user)s AND b.placed_at > %(month)s AND s.status <> 'refunded'
+"""
+
+_REFILL_SUMS = """
+SELECT
+    COALESCE(SUM(e.amount) FILTER (WHERE t.created_at > %(day)s), 0),
+    COALESCE(SUM(e.amount) FILTER (WHERE t.created_at > %(week)s), 0),
+    COALESCE(SUM(e.amount), 0),
+    MIN(t.created_at) FILTER (WHERE t.created_at > %(day)s),
+    MIN(t.created_at) FILTER (WHERE t.created_at > %(week)s),
+    MIN(t.created_at)
+FROM wallets_ledgertransaction t
+JOIN wallets_ledgerentry e ON e.transaction_id = t.id AND e.amount > 0
+WHERE t.reference = %(reference)s AND t.kind = 'deposit' AND t.created_at > %(month)s
+"""
+
+
+def _since(now: datetime) -> dict[str, datetime]:
+    return {name: now - length for name, length in WINDOWS.items()}
+
+
+def _sums_by_kind(row: Any, prefixes: tuple[str, ...]) -> dict[str, tuple[Decimal, datetime | None]]:
+    """One sums row (per prefix: day, week, month values, then the oldest instants) → {kind: (sum, oldest)}."""
+    out: dict[str, tuple[Decimal, datetime | None]] = {}
+    values, oldest = row[: 3 * len(prefixes)], row[3 * len(prefixes) :]
+    for p, prefix in enumerate(prefixes):
+        for w, window in enumerate(WINDOWS):
+            out[f"{prefix}_{window}"] = (Decimal(values[3 * p + w]), oldest[w])
+    return out
+
+
+def _refill_reference(user_id: int) -> str:
+    from wallets.selectors import refill_reference
+
+    return refill_reference(user_id=user_id)
+
+
+def play_limits_state(*, user_id: int, now: datetime | None = None) -> LimitsState:
+    """What the account page and ``GET /api/account/limits/`` show: limits in force, pending, used and left."""
+    now = now or timezone.now()
+    in_force, pending = play_limits_read(user_id=user_id, now=now)
+    since = _since(now)
+    sums: dict[str, tuple[Decimal, datetime | None]] = {}
+    with prepared_cursor() as cursor:
+        cursor.execute(_BET_SUMS, {**since, "user": user_id})
+        sums.update(_sums_by_kind(cursor.fetchone(), ("wager", "loss")))
+        cursor.execute(_REFILL_SUMS, {**since, "reference": _refill_reference(user_id)})
+        sums.update(_sums_by_kind(cursor.fetchone(), ("deposit",)))
+    usage = {}
+    for kind in AMOUNT_KINDS:
+        limit = in_force[kind]
+        if limit is None:
+            continue
+        used, oldest = sums[kind]
+        resets = oldest + WINDOWS[_window(kind)] if oldest is not None else None
+        usage[kind] = Usage(used=used, left=max(money.ZERO, limit - used), resets_at=resets)
+    return LimitsState(in_force=in_force, pending=pending, usage=usage)
+
+
+# ── enforcement ─────────────────────────────────────────────────────────────
+
+# One statement per confirm. A player without a limit costs one index probe (playlimit_live) that finds
+# nothing: the sums and the sign-ins are behind one-time filters on what it found.
+_CHECK_BETS = """
+WITH l AS (
+    SELECT DISTINCT ON (kind) kind, value
+    FROM accounts_playlimit
+    WHERE user_id = %(user)s AND cancelled_at IS NULL AND applies_at <= %(now)s
+    ORDER BY kind, id DESC
+)
+SELECT
+    (SELECT array_agg(kind) FROM l WHERE value IS NOT NULL),
+    (SELECT array_agg(value) FROM l WHERE value IS NOT NULL),
+    (SELECT array_agg(at ORDER BY at) FROM accounts_signin
+     WHERE user_id = %(user)s AND at > %(lookback)s
+       AND EXISTS (SELECT 1 FROM l WHERE kind = 'session_minutes' AND value IS NOT NULL)),
+    sums.*
+FROM (
+    SELECT
+        COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(day)s), 0),
+        COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(week)s), 0),
+        COALESCE(SUM(b.amount), 0),
+        COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(day)s), 0),
+        COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(week)s), 0),
+        COALESCE(SUM(b.amount - COALESCE(s.payout, 0)), 0),
+        MIN(b.placed_at) FILTER (WHERE b.placed_at > %(day)s),
+        MIN(b.placed_at) FILTER (WHERE b.placed_at > %(week)s),
+        MIN(b.placed_at)
+    FROM tables_bet b
+    JOIN tables_roundstake s ON s.id = b.round_stake_id
+    WHERE b.user_id = %(user)s AND s.status <> 'refunded'
+      -- only as far back as the longest period with a wager or loss limit (none: no scan at all)
+      AND b.placed_at > (
+          SELECT MIN(
+              CASE WHEN kind LIKE '%%_day' THEN %(day)s WHEN kind LIKE '%%_week' THEN %(week)s ELSE %(month)s END
+          )
+          FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%')
+      )
+      AND EXISTS (SELECT 1 FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%'))
+) sums
+"""
+
+
+def _refusal(kind: str, *, limit: Decimal, used: Decimal, oldest: datetime | None) -> LimitReached:
+    left = max(money.ZERO, limit - used)
+    values = {"limit_name": limit_label(kind), "limit": money.display(limit), "left": money.display(left)}
+    if oldest is not None:
+        values["when"] = _when(oldest + WINDOWS[_window(kind)])
+        detail = (
+            _(
+                "This would pass your %(limit_name)s of %(limit)s: %(left)s is left. More frees up from "
+                "%(when)s, when the oldest amount counted leaves the period."
+            )
+            % values
+        )
+    else:
+        detail = _("This would pass your %(limit_name)s of %(limit)s: %(left)s is left.") % values
+    return LimitReached(detail, limit=money.text(limit))
+
+
+def play_limits_check_bets(*, user_id: int, bets: list[tuple[str, Decimal]], now: datetime) -> None:
+    """Refuse a batch of bets that would pass a wager or loss limit (:class:`LimitReached`) or that comes after
+    the session time limit (:class:`SessionLimitReached`). Called by ``tables.services.placement`` inside the
+    placement's transaction, holding the player's wallet lock, with the batch's ``(type, amount)`` list."""
+    since = _since(now)
+    with prepared_cursor() as cursor:
+        cursor.execute(_CHECK_BETS, {**since, "user": user_id, "now": now, "lookback": now - SESSION_LOOKBACK})
+        row = cursor.fetchone()
+    assert row is not None  # an aggregate always answers
+    kinds = cast("list[str] | None", row[0])
+    values = cast("list[Decimal]", row[1])
+    sign_ins = cast("list[datetime] | None", row[2])
+    if not kinds:
+        return
+    limits = dict(zip(kinds, values, strict=True))
+    session = limits.get("session_minutes")
+    if session is not None:
+        _check_session(minutes=int(session), sign_ins=sign_ins or [], now=now)
+    total = sum((amount for _type, amount in bets), money.ZERO)
+    sums = _sums_by_kind(row[3:], ("wager", "loss"))
+    for kind in ("wager_day", "wager_week", "wager_month", "loss_day", "loss_week", "loss_month"):
+        limit = limits.get(kind)
+        if limit is None:
+            continue
+        used, oldest = sums[kind]
+        if used + total > limit:
+            raise _refusal(kind, limit=limit, used=used, oldest=oldest)
+
+
+def session_started_at(*, minutes: int, sign_ins: list[datetime]) -> datetime | None:
+    """The start of the current session: sign-ins in order, each one starting a new session only when it comes
+    at least the limit plus :data:`SESSION_BREAK` after the start of the one before."""
+    start: datetime | None = None
+    length = timedelta(minutes=minutes) + SESSION_BREAK
+    for at in sign_ins:
+        if start is None or at >= start + length:
+            start = at
+    return start
+
+
+def _check_session(*, minutes: int, sign_ins: list[datetime], now: datetime) -> None:
+    start = session_started_at(minutes=minutes, sign_ins=sign_ins)
+    if start is None:
+        raise SessionLimitReached(
+            _("Your session time limit is on: sign in again to start a new session."), limit=minutes
+        )
+    if now >= start + timedelta(minutes=minutes):
+        again = start + timedelta(minutes=minutes) + SESSION_BREAK
+        raise SessionLimitReached(
+            _(
+                "You have reached your session time limit of %(minutes)s minutes. Take a break: sign in again "
+                "from %(when)s to start a new session."
+            )
+            % {"minutes": minutes, "when": _when(again)},
+            limit=minutes,
+        )
+
+
+def play_limits_check_deposit(*, user_id: int, amount: Decimal, now: datetime) -> None:
+    """Refuse a refill of ``amount`` that would pass a deposit limit (:class:`LimitReached`). Call it holding the
+    player's wallet lock, in the transaction that credits the refill."""
+    in_force, _pending = play_limits_read(user_id=user_id, now=now)
+    if all(in_force[kind] is None for kind in ("deposit_day", "deposit_week", "deposit_month")):
+        return
+    with prepared_cursor() as cursor:
+        cursor.execute(_REFILL_SUMS, {**_since(now), "reference": _refill_reference(user_id)})
+        sums = _sums_by_kind(cursor.fetchone(), ("deposit",))
+    for kind in ("deposit_day", "deposit_week", "deposit_month"):
+        limit = in_force[kind]
+        if limit is None:
+            continue
+        used, oldest = sums[kind]
+        if used + amount > limit:
+            raise _refusal(kind, limit=limit, used=used, oldest=oldest)
+
+
+# ── changing ────────────────────────────────────────────────────────────────
+
+
+def parse_limit(kind: str, raw: Any) -> Decimal | None:
+    """A limit's new value from the API or the form: an amount string ("100.00") for the amounts, a whole
+    number of minutes for the others; None or "" for no limit. Raises :class:`InvalidLimit`."""
+    if kind not in PLAY_LIMIT_KINDS:
+        raise InvalidLimit(_("%(name)s is not a limit.") % {"name": str(kind)[:40]})
+    if raw is None or raw == "":
+        return None
+    if kind in AMOUNT_KINDS:
+        value = money.parse_amount(raw, money.STAKE_PATTERN) if isinstance(raw, str) else None
+        if value is None or value <= 0:
+            raise InvalidLimit(
+                _('%(name)s: send an amount greater than zero, like "100.00", or null for none.') % {"name": kind}
+            )
+        return value
+    if isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).isdigit():
+        raise InvalidLimit(_("%(name)s: send a whole number of minutes, or null for none.") % {"name": kind})
+    minutes = int(raw)
+    if kind == "session_minutes" and not SESSION_MINUTES_MIN <= minutes <= SESSION_MINUTES_MAX:
+        raise InvalidLimit(
+            _("session_minutes: between %(low)s and %(high)s minutes.")
+            % {"low": SESSION_MINUTES_MIN, "high": SESSION_MINUTES_MAX}
+        )
+    if kind == "reality_check_minutes" and minutes not in REALITY_CHECK_CHOICES:
+        raise InvalidLimit(_("reality_check_minutes: 15, 30 or 60, or null for none."))
+    return Decimal(minutes)
+
+
+def _stricter(new: Decimal | None, old: Decimal | None) -> bool:
+    """Whether ``new`` makes play at least as strict as ``old`` (None: no limit, the loosest)."""
+    return new is not None and (old is None or new <= old)
+
+
+@transaction.atomic
+def play_limits_set(*, user: Any, changes: dict[str, Any], now: datetime | None = None) -> LimitsState:
+    """Change some of the player's limits (``{kind: raw value}``, as :func:`parse_limit` reads them; kinds left
+    out stay as they are). Every value is checked first: one bad value changes nothing. Stricter ones apply at
+    once, looser ones after :data:`COOLING_OFF`; a change replaces a pending one of the same limit. Audited with
+    the player as actor. Returns the new :class:`LimitsState`."""
+    parsed = {kind: parse_limit(kind, raw) for kind, raw in changes.items()}
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one change at a time per player
+    now = now or timezone.now()
+    in_force, pending = play_limits_read(user_id=user.pk, now=now)
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    for kind, value in parsed.items():
+        old = in_force[kind]
+        waiting = pending.get(kind)
+        if value == old and waiting is None:
+            continue
+        if waiting is not None:
+            if waiting.value == value and not _stricter(value, old):
+                continue  # the same loosening asked again: the pending one keeps its time
+            PlayLimit.objects.filter(user=user, kind=kind, cancelled_at__isnull=True, applies_at__gt=now).update(
+                cancelled_at=now
+            )
+        if value != old:
+            applies = now if _stricter(value, old) else now + COOLING_OFF
+            PlayLimit.objects.create(user=user, kind=kind, value=value, requested_at=now, applies_at=applies)
+        before[kind] = money.text_or_none(old)
+        after[kind] = {"value": money.text_or_none(value), "applies_at": iso(now if value == old else applies)}
+    if after:
+        audit(actor=user, action="player.limits", target=user, before=before, after=after)
+    return play_limits_state(user_id=user.pk, now=now)
