@@ -139,6 +139,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body over API_MAX_BODY_BYTES under /api/ is refused (413) before anything reads or parses it.
+    "baccarat_site.bodylimit.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -181,6 +183,10 @@ AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
 # API tokens (POST /api/auth/token/) expire this many seconds after they were issued; asking again after
 # that issues a new one (the old key stops working).
 API_TOKEN_TTL_SECONDS = int(env_str("API_TOKEN_TTL_SECONDS", str(7 * 24 * 3600)))
+
+# Request bodies under /api/ larger than this are refused with 413 body_too_large before they are parsed
+# (baccarat_site.bodylimit); every API request is a small JSON object.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 
 ROOT_URLCONF = "baccarat_site.urls"
 WSGI_APPLICATION = None
