@@ -56,6 +56,7 @@ MAX_REFUSED_BEFORE_CLOSE = 20
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_BIG = 4009  # the frame was larger than MAX_FRAME_CHARS (protocol: 1009)
 CLOSE_FLOOD = 4429
+CLOSE_SIGNED_OUT = 4401  # the session that opened the socket signed out, or its password changed (HTTP 401)
 
 
 # Personal events arrive on user_<id>; a player at two tables gets each table's own only.
@@ -158,6 +159,7 @@ class TableConsumer(GuardedJsonConsumer):
     protocol: Any = None  # daphne's protocol object, for the slow-client cap when direct writes are off
     # Table events that arrive before the socket's first snapshot went out wait here (None once it has).
     backlog: list[tuple[Any, Any, dict[str, Any]]] | None = None
+    ended = False  # closed with CLOSE_SIGNED_OUT
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         user = scope.get("user")
@@ -216,8 +218,21 @@ class TableConsumer(GuardedJsonConsumer):
             return
         await super().dispatch(message)
 
+    async def session_ended(self, message: dict[str, Any]) -> None:
+        """``session.ended`` on ``user_<id>`` (baccarat_site.accounts.services.sockets_close): the player signed
+        out, or changed their password. Close with CLOSE_SIGNED_OUT, so nothing personal reaches this socket any
+        more; a sign-out names its session, and only that session's sockets close."""
+        ended = message.get("session_key")
+        own = getattr(self.scope.get("session"), "session_key", None)
+        if ended is not None and ended != own:
+            return
+        self.ended = True
+        await self.close(code=CLOSE_SIGNED_OUT)
+
     async def forward(self, message: dict[str, Any]) -> None:
         if message["type"] in PERSONAL_EVENTS:
+            if self.ended:  # closed for a sign-out: nothing personal, even before the disconnect arrives
+                return
             if message.get("table_id", self.table_id) != self.table_id:
                 return
             # The table event sent before it (round.result before round.settled) may still be being written
@@ -243,7 +258,7 @@ class TableConsumer(GuardedJsonConsumer):
     async def send_snapshot(self) -> dict[str, Any] | None:
         try:
             snapshot = dict(await TableHub.of(self).snapshot())
-            if self.user is not None:
+            if self.user is not None and not self.ended:
                 snapshot.update(await database_sync_to_async(player_snapshot)(self.user, snapshot))
         except DomainError as error:
             await self.send_error(error.code, error.detail)

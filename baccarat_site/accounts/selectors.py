@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
+from rest_framework.authtoken.models import Token
+
 from baccarat_site.accounts.models import Profile
+from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.money import display
 from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
@@ -57,3 +61,26 @@ def session_user(*, session_key: str | None) -> Any | None:
     # get_user reads only request.session. The backend refuses inactive users; the hash check catches the rest.
     user = auth.get_user(cast("HttpRequest", _Request()))
     return user if user.is_authenticated else None
+
+
+@dataclass(frozen=True)
+class ApiTokenView:
+    """The player's API token as the profile shows it: never the key, only its last four characters."""
+
+    created: datetime
+    expires_at: datetime
+    expired: bool
+    last4: str
+
+
+def api_token_of(*, user: Any) -> ApiTokenView | None:
+    """The player's API token (DRF's authtoken keeps one per user), or None."""
+    token = Token.objects.filter(user_id=user.pk).only("key", "created").first()
+    if token is None:
+        return None
+    return ApiTokenView(
+        created=token.created,
+        expires_at=token_expires_at(token.created),
+        expired=token_expired(token.created),
+        last4=token.key[-4:],
+    )

@@ -14,6 +14,7 @@ from rest_framework.authtoken.models import Token
 from baccarat_site.accounts.models import Profile
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.errors import Conflict, DomainError
+from tables.events import send_on_commit, user_group
 from tables.selectors.tables import table_minimum_stake
 from wallets.models import LedgerTransaction
 from wallets.services import wallet_open_player, wallet_refill
@@ -81,3 +82,41 @@ def player_refill(*, user: Any) -> LedgerTransaction:
     """Top the player's play money back up (``wallets.services.wallet_refill``), when their balance is below
     the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``)."""
     return wallet_refill(user=user, minimum_stake=table_minimum_stake())
+
+
+# ── credentials that end: sign-out, password change ─────────────────────────
+
+#: The group message (to ``user_<id>``) that closes a player's open table sockets (tables.consumers, close code
+#: 4401): with a ``session_key``, only the sockets of that session; without, all of them.
+SESSION_ENDED = "session.ended"
+
+
+def api_token_revoke(*, user: Any) -> bool:
+    """Delete the player's API token (DRF's authtoken: one per user), so its key answers 401 from now on.
+    Whether there was one."""
+    deleted, _detail = Token.objects.filter(user_id=user.pk).delete()
+    return deleted > 0
+
+
+def sockets_close(*, user: Any, session_key: str | None = None, reason: str) -> None:
+    """After commit, close the player's open table sockets (those of ``session_key`` alone when given): a socket
+    is signed in once, when it connects, and would otherwise keep receiving the balance and the player's own
+    bets after the session that opened it ended."""
+    send_on_commit(user_group(user.pk), {"type": SESSION_ENDED, "session_key": session_key, "reason": reason})
+
+
+def account_signed_out(*, user: Any, session_key: str | None) -> None:
+    """A player signed out (the site's sign-out, or ``POST /api/auth/logout/``): their API token is revoked and
+    the sockets of that session are closed."""
+    with transaction.atomic():
+        api_token_revoke(user=user)
+        sockets_close(user=user, session_key=session_key, reason="signed_out")
+
+
+def account_password_changed(*, user: Any) -> None:
+    """A player's password changed, by any path (the password page, the admin, ``changepassword``): their API
+    token is revoked and every open socket of theirs is closed (the sessions it invalidated reconnect as
+    watchers; the one that changed it reconnects signed in)."""
+    with transaction.atomic():
+        api_token_revoke(user=user)
+        sockets_close(user=user, reason="password_changed")

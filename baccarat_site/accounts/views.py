@@ -101,8 +101,20 @@ def profile(request: HttpRequest) -> HttpResponse:
             "refill": refill,
             "refill_amount": display(refill.starting),
             "refill_refusal": _refusal_text(refill.refusal, refill),
+            "api_token": selectors.api_token_of(user=request.user),
         },
     )
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest) -> HttpResponse:
+    """The profile's Revoke button: the player's API token stops working now."""
+    if services.api_token_revoke(user=request.user):
+        messages.success(request, _("Your API token is revoked: programs that used it are signed out."))
+    else:
+        messages.info(request, _("You have no API token."))
+    return redirect("profile")
 
 
 @login_required
