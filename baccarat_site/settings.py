@@ -188,6 +188,11 @@ API_TOKEN_TTL_SECONDS = int(env_str("API_TOKEN_TTL_SECONDS", str(7 * 24 * 3600))
 # (baccarat_site.bodylimit); every API request is a small JSON object.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 
+# Open WebSockets (tables and lobby together) one signed-in player, and one address, may hold at once; the next
+# is closed with 4430 (tables.socketcap). 0: no cap.
+WS_MAX_SOCKETS_PER_PLAYER = env_int("WS_MAX_SOCKETS_PER_PLAYER", 10)
+WS_MAX_SOCKETS_PER_ADDRESS = env_int("WS_MAX_SOCKETS_PER_ADDRESS", 50)
+
 ROOT_URLCONF = "baccarat_site.urls"
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "baccarat_site.asgi.application"
