@@ -193,6 +193,12 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 WS_MAX_SOCKETS_PER_PLAYER = env_int("WS_MAX_SOCKETS_PER_PLAYER", 10)
 WS_MAX_SOCKETS_PER_ADDRESS = env_int("WS_MAX_SOCKETS_PER_ADDRESS", 50)
 
+# Sign-ups per address (REMOTE_ADDR, as for the sign-in throttle): at most SIGNUP_LIMIT_PER_ADDRESS in a clock
+# hour; of an address's sign-ups in a UTC day only the first SIGNUP_CREDITED_PER_ADDRESS_PER_DAY get the
+# starting play money (the others open at 0.00 and may first refill an hour later).
+SIGNUP_LIMIT_PER_ADDRESS = env_int("SIGNUP_LIMIT_PER_ADDRESS", 5)
+SIGNUP_CREDITED_PER_ADDRESS_PER_DAY = env_int("SIGNUP_CREDITED_PER_ADDRESS_PER_DAY", 3)
+
 ROOT_URLCONF = "baccarat_site.urls"
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "baccarat_site.asgi.application"

@@ -53,6 +53,7 @@ def process_env(**extra: str) -> dict[str, str]:
         DATABASE_URL=test_database_url(),
         REDIS_URL=settings.REDIS_URL,
         CHANNELS_PREFIX=settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        CACHE_KEY_PREFIX=settings.CACHES["default"]["KEY_PREFIX"],
         CELERY_QUEUE=f"test-{uuid.uuid4().hex[:12]}",
         DJANGO_SETTINGS_MODULE="baccarat_site.settings",
         PYTHONUNBUFFERED="1",
