@@ -68,6 +68,19 @@ def test_a_password_change_in_the_admin_or_from_the_command_line_revokes_the_api
     assert refused(api)
 
 
+def test_turning_a_players_password_off_in_the_admin_revokes_the_api_token(nina):
+    boss = make_user("boss", GOOD, is_staff=True, is_superuser=True)
+    api, _key = token_client(nina)
+    admin = Client()
+    admin.force_login(boss)
+    changed = admin.post(f"/admin/auth/user/{nina.pk}/password/", {"usable_password": "false", "unset-password": "1"})
+    assert changed.status_code == 302, html.unescape(changed.content.decode())[:2000]
+    assert changed["Location"] == f"/admin/auth/user/{nina.pk}/change/", changed["Location"]
+    nina.refresh_from_db()
+    assert not nina.has_usable_password()
+    assert refused(api)
+
+
 def token_client_with(user, password: str) -> tuple[APIClient, str]:
     response = APIClient().post("/api/auth/token/", {"username": user.username, "password": password}, format="json")
     assert response.status_code == 200, response.json()
