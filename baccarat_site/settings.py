@@ -139,6 +139,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body over API_MAX_BODY_BYTES under /api/ is refused (413) before anything reads or parses it.
+    "baccarat_site.bodylimit.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -201,6 +203,21 @@ RISK_BET_THRESHOLD = env_str("RISK_BET_THRESHOLD", "5000.00")
 RISK_WIN_THRESHOLD = env_str("RISK_WIN_THRESHOLD", "20000.00")
 RISK_EXPOSURE_THRESHOLD = env_str("RISK_EXPOSURE_THRESHOLD", "50000.00")
 RISK_LINK_DAYS = env_int("RISK_LINK_DAYS", 30)
+
+# Request bodies under /api/ larger than this are refused with 413 body_too_large before they are parsed
+# (baccarat_site.bodylimit); every API request is a small JSON object.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
+
+# Open WebSockets (tables and lobby together) one signed-in player, and one address, may hold at once; the next
+# is closed with 4430 (tables.socketcap). 0: no cap.
+WS_MAX_SOCKETS_PER_PLAYER = env_int("WS_MAX_SOCKETS_PER_PLAYER", 10)
+WS_MAX_SOCKETS_PER_ADDRESS = env_int("WS_MAX_SOCKETS_PER_ADDRESS", 50)
+
+# Sign-ups per address (REMOTE_ADDR, as for the sign-in throttle): at most SIGNUP_LIMIT_PER_ADDRESS in a clock
+# hour; of an address's sign-ups in a UTC day only the first SIGNUP_CREDITED_PER_ADDRESS_PER_DAY get the
+# starting play money (the others open at 0.00 and may first refill an hour later).
+SIGNUP_LIMIT_PER_ADDRESS = env_int("SIGNUP_LIMIT_PER_ADDRESS", 5)
+SIGNUP_CREDITED_PER_ADDRESS_PER_DAY = env_int("SIGNUP_CREDITED_PER_ADDRESS_PER_DAY", 3)
 
 ROOT_URLCONF = "baccarat_site.urls"
 WSGI_APPLICATION = None

@@ -162,6 +162,10 @@ def service_env(db_url: str, redis_port: int, prefix: str) -> dict[str, str]:
         "DJANGO_SETTINGS_MODULE": "baccarat_site.settings",
         "LOG_LEVEL": "WARNING",
         "BACCARAT_DEV": "1",
+        # Every bot connects from loopback, and a killed daphne's sockets keep their places for a minute
+        # (tables.socketcap): the caps are off for the run.
+        "WS_MAX_SOCKETS_PER_ADDRESS": "0",
+        "WS_MAX_SOCKETS_PER_PLAYER": "0",
     }
 
 

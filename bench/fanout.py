@@ -412,6 +412,8 @@ def run(args: argparse.Namespace) -> int:
         "CELERY_QUEUE": queue,
         "LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
+        # Thousands of sockets from this one address: the per-address cap (tables.socketcap) is off here.
+        "WS_MAX_SOCKETS_PER_ADDRESS": "0",
     }
     logs = Path(tempfile.mkdtemp(prefix="fanout-"))
     procs = Processes(env, logs)

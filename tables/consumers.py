@@ -27,6 +27,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from baccarat_site import jsonlimits
 from baccarat_site.clock import server_time
@@ -43,6 +44,7 @@ from tables.hub import (
     rejoin_seconds,
 )
 from tables.selectors.tables import player_snapshot, table_exists
+from tables.socketcap import PER_PLAYER, SocketSlot, address_of
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +58,8 @@ MAX_REFUSED_BEFORE_CLOSE = 20
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_BIG = 4009  # the frame was larger than MAX_FRAME_CHARS (protocol: 1009)
 CLOSE_FLOOD = 4429
+CLOSE_SIGNED_OUT = 4401  # the session that opened the socket signed out, or its password changed (HTTP 401)
+CLOSE_TOO_MANY_SOCKETS = 4430  # over WS_MAX_SOCKETS_PER_PLAYER or _PER_ADDRESS (4429 is the frame flood)
 
 
 # Personal events arrive on user_<id>; a player at two tables gets each table's own only.
@@ -105,6 +109,27 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
             await super().send_json(content, close=close)
         except _DISCONNECTED:
             logger.debug("a reply to a socket that had just closed was dropped")
+
+    async def take_socket_slot(self, user_id: int | None) -> bool:
+        """After ``accept``: count this socket against its player's and its address's caps (tables.socketcap).
+        Over either, an ``error`` frame ``too_many_sockets`` and the close CLOSE_TOO_MANY_SOCKETS; False then."""
+        slot = SocketSlot(user_id=user_id, address=address_of(self.scope))
+        refused = await slot.take()
+        if refused is None:
+            self._slot_keeper = asyncio.ensure_future(slot.keep())
+            return True
+        if refused == PER_PLAYER:
+            detail = f"Too many open connections for this player (at most {settings.WS_MAX_SOCKETS_PER_PLAYER})."
+        else:
+            detail = f"Too many open connections from this address (at most {settings.WS_MAX_SOCKETS_PER_ADDRESS})."
+        await self.send_error("too_many_sockets", detail + " Close another tab first.")
+        await self.close(code=CLOSE_TOO_MANY_SOCKETS)
+        return False
+
+    def release_socket_slot(self) -> None:
+        keeper = getattr(self, "_slot_keeper", None)
+        if keeper is not None:
+            keeper.cancel()
 
     def start_guard(self) -> None:
         self._tokens = self.rate_burst
@@ -158,6 +183,7 @@ class TableConsumer(GuardedJsonConsumer):
     protocol: Any = None  # daphne's protocol object, for the slow-client cap when direct writes are off
     # Table events that arrive before the socket's first snapshot went out wait here (None once it has).
     backlog: list[tuple[Any, Any, dict[str, Any]]] | None = None
+    ended = False  # closed with CLOSE_SIGNED_OUT
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         user = scope.get("user")
@@ -179,6 +205,8 @@ class TableConsumer(GuardedJsonConsumer):
         self.start_guard()
         self._joined = False
         await self.accept()
+        if not await self.take_socket_slot(self.user.pk if self.user is not None else None):
+            return
         self.writer = direct_writer(self.base_send)
         self.protocol = daphne_protocol(self.base_send)[0]
         self.backlog = []
@@ -199,6 +227,7 @@ class TableConsumer(GuardedJsonConsumer):
         self.backlog = None
 
     async def disconnect(self, code: int) -> None:
+        self.release_socket_slot()
         rejoin = getattr(self, "_rejoin", None)
         if rejoin is not None:
             rejoin.cancel()
@@ -216,8 +245,21 @@ class TableConsumer(GuardedJsonConsumer):
             return
         await super().dispatch(message)
 
+    async def session_ended(self, message: dict[str, Any]) -> None:
+        """``session.ended`` on ``user_<id>`` (baccarat_site.accounts.services.sockets_close): the player signed
+        out, or changed their password. Close with CLOSE_SIGNED_OUT, so nothing personal reaches this socket any
+        more; a sign-out names its session, and only that session's sockets close."""
+        ended = message.get("session_key")
+        own = getattr(self.scope.get("session"), "session_key", None)
+        if ended is not None and ended != own:
+            return
+        self.ended = True
+        await self.close(code=CLOSE_SIGNED_OUT)
+
     async def forward(self, message: dict[str, Any]) -> None:
         if message["type"] in PERSONAL_EVENTS:
+            if self.ended:  # closed for a sign-out: nothing personal, even before the disconnect arrives
+                return
             if message.get("table_id", self.table_id) != self.table_id:
                 return
             # The table event sent before it (round.result before round.settled) may still be being written
@@ -243,7 +285,7 @@ class TableConsumer(GuardedJsonConsumer):
     async def send_snapshot(self) -> dict[str, Any] | None:
         try:
             snapshot = dict(await TableHub.of(self).snapshot())
-            if self.user is not None:
+            if self.user is not None and not self.ended:
                 snapshot.update(await database_sync_to_async(player_snapshot)(self.user, snapshot))
         except DomainError as error:
             await self.send_error(error.code, error.detail)

@@ -198,6 +198,9 @@ class LobbyConsumer(GuardedJsonConsumer):
     async def connect(self) -> None:
         self.start_guard()
         await self.accept()
+        user = self.scope.get("user")
+        if not await self.take_socket_slot(user.pk if user is not None and user.is_authenticated else None):
+            return
         try:
             self.hub = await LobbyHub.join(self)
         except ConnectionError:  # the channel layer is unreachable: the browser reconnects with backoff
@@ -206,6 +209,7 @@ class LobbyConsumer(GuardedJsonConsumer):
         await self.send_json(self.hub.snapshot())
 
     async def disconnect(self, code: int) -> None:
+        self.release_socket_slot()
         if self.hub is not None:
             LobbyHub.leave(self)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +39,15 @@ def _fast_password_hasher(settings, request):
     hashing itself sets ``settings.PASSWORD_HASHERS`` back (tests/foundation/test_login_throttle.py)."""
     if request.node.get_closest_marker("browser") is None:
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_prefix(settings):
+    """Counters kept in the cache's Redis (sign-ups per address, throttles) start at zero in every test, and
+    never carry over from another test or an earlier run on the same Redis."""
+    caches = {name: dict(config) for name, config in settings.CACHES.items()}
+    caches["default"]["KEY_PREFIX"] = f"test-{uuid.uuid4().hex[:16]}"
+    settings.CACHES = caches
 
 
 @pytest.fixture(autouse=True)

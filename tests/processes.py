@@ -47,12 +47,16 @@ def process_env(**extra: str) -> dict[str, str]:
     """The environment for a child process: same Redis, the test database, this test's channel prefix."""
     from django.conf import settings
 
+    cache_prefix = str(settings.CACHES["default"].get("KEY_PREFIX", ""))
     env = dict(os.environ)
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set only around the browser tests' own ORM calls
     env.update(
         DATABASE_URL=test_database_url(),
         REDIS_URL=settings.REDIS_URL,
         CHANNELS_PREFIX=settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
+        # The test's own cache prefix (tests/conftest.py), or for a server shared by a module a fresh one: counters
+        # such as sign-ups per address must not carry over from an earlier run on the same Redis.
+        CACHE_KEY_PREFIX=cache_prefix if cache_prefix.startswith("test-") else f"test-{uuid.uuid4().hex[:16]}",
         CELERY_QUEUE=f"test-{uuid.uuid4().hex[:12]}",
         DJANGO_SETTINGS_MODULE="baccarat_site.settings",
         PYTHONUNBUFFERED="1",

@@ -221,6 +221,13 @@ class RefillStatus:
         return self.refusal is None
 
 
+def wallet_opened_unfunded_at(*, user: Any) -> datetime | None:
+    """When the player's wallet was opened, if it never received the starting money (None if it did)."""
+    if LedgerTransaction.objects.filter(reference=signup_reference(user_id=user.pk)).exists():
+        return None
+    return Wallet.objects.filter(user_id=user.pk).values_list("created_at", flat=True).first()
+
+
 def wallet_refill_status(
     *, user: Any, minimum_stake: Decimal, balance: Decimal | None = None, now: datetime | None = None
 ) -> RefillStatus:
@@ -233,7 +240,9 @@ def wallet_refill_status(
     minimum, starting = minimum_stake, starting_balance()
     if balance >= minimum or balance >= starting:
         return RefillStatus(balance, minimum, starting, "refill_not_needed", None)
-    last = wallet_last_refill_at(user=user)
+    # A wallet opened without the starting money (an address's sign-ups past its credited ones) counts its
+    # opening as its last top-up: a new account cannot be made only to refill it at once.
+    last = wallet_last_refill_at(user=user) or wallet_opened_unfunded_at(user=user)
     now = now or timezone.now()
     if last is not None and now < last + REFILL_INTERVAL:
         left = last + REFILL_INTERVAL - now

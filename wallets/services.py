@@ -611,13 +611,18 @@ class RefillTooSoon(Conflict):
 
 
 @transaction.atomic
-def wallet_open_player(*, user: Any) -> LedgerTransaction:
+def wallet_open_player(*, user: Any, credit: bool = True) -> LedgerTransaction | None:
     """Give a new player the starting play money (``settings.STARTING_BALANCE``) as a deposit from the house.
 
     Exactly once per player: under the wallet's row lock, a second call (or a concurrent one, which waits for
     the lock) finds the first one's ledger transaction by its reference and returns it, writing nothing.
+    ``credit=False`` (a sign-up past its address's credited ones) opens the wallet at 0.00 and credits nothing;
+    its first refill then waits :data:`selectors.REFILL_INTERVAL` from the opening
+    (``selectors.wallet_refill_status``). Returns None then.
     """
     wallet = wallet_lock(user=user)
+    if not credit:
+        return None
     reference = selectors.signup_reference(user_id=user.pk)
     done = LedgerTransaction.objects.filter(reference=reference, entries__wallet_id=wallet.pk).first()
     if done is not None:

@@ -1,4 +1,5 @@
 """POST /api/auth/token/: an API token for a username and password (counted by the login throttle);
+POST /api/auth/logout/: the caller's token revoked;
 POST /api/wallet/refill/: the play-money refill, a rule of the account that reads the tables' minimum stake;
 POST /api/account/time-out/ and /api/account/self-exclusion/: the player's own stop on their play;
 GET/PUT /api/account/limits/: the player's responsible-gaming limits (``accounts.limits``)."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, cast
 
+from django.contrib.auth import logout
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -61,6 +63,25 @@ class TokenApi(APIView):
             password=credentials.validated_data["password"],
         )
         return Response(self.OutputSerializer({"token": token.key, "expires_at": expires_at}).data)
+
+
+class LogoutApi(APIView):
+    """Sign out a token client: the caller's API token is revoked at once (any later request with it is 401
+    ``authentication_failed``); ask ``POST /api/auth/token/`` for a new one. Called with the session cookie
+    instead, it also ends that session (and closes its table sockets), as the site's sign-out does."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="The token is revoked."), 401: ERRORS[401], **BODY_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        if request.auth is None:  # the session cookie: Django's logout (its signal revokes the token too)
+            logout(request._request)
+        else:  # a token client: its token only (the player's browser sessions and sockets are theirs)
+            services.api_token_revoke(user=request.user)
+        return Response(status=204)
 
 
 class RefillApi(APIView):

@@ -20,9 +20,11 @@ class AccountsConfig(AppConfig):
         from auditlog.registry import auditlog
         from django.contrib.auth import get_user_model
         from django.contrib.auth.models import Group
-        from django.db.models.signals import post_migrate, pre_delete, pre_save
+        from django.contrib.auth.signals import user_logged_out
+        from django.db.models.signals import post_migrate, post_save, pre_delete, pre_save
 
         from baccarat_site import audit
+        from baccarat_site.accounts import signals
         from baccarat_site.roles import sync_roles_after_migrate
 
         # The last app in INSTALLED_APPS: by its post_migrate every app's permissions exist.
@@ -48,3 +50,7 @@ class AccountsConfig(AppConfig):
         # Every entry stores who by name (and a command's OS user); nobody who acted can be deleted.
         pre_save.connect(audit.stamp_entry, sender=LogEntry, dispatch_uid="baccarat-audit-stamp")
         pre_delete.connect(audit.refuse_deleting_an_actor, sender=user_model, dispatch_uid="baccarat-audit-actor")
+        # A password change or a sign-out revokes the API token and closes the sockets it concerns.
+        pre_save.connect(signals.password_saving, sender=get_user_model(), dispatch_uid="baccarat-password-saving")
+        post_save.connect(signals.password_saved, sender=get_user_model(), dispatch_uid="baccarat-password-saved")
+        user_logged_out.connect(signals.signed_out, dispatch_uid="baccarat-signed-out")

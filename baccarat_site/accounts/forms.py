@@ -6,9 +6,10 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.contrib.auth import forms as auth_forms
-from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from baccarat_site.accounts.models import Profile
@@ -90,6 +91,11 @@ class LoginForm(auth_forms.AuthenticationForm):
 
 
 class PasswordChangeForm(auth_forms.PasswordChangeForm):
+    """Django's form, with the current password checked through ``authenticate`` so that django-axes counts a
+    wrong one like a wrong sign-in (``AXES_FAILURE_LIMIT`` per username and address, then ``AXES_COOLOFF_TIME``
+    refused, and the lockout page: ``baccarat_site.accounts.lockout``): a stolen session cannot guess the
+    password here without the limit that guards the sign-in."""
+
     error_messages = {
         **auth_forms.PasswordChangeForm.error_messages,
         "password_mismatch": MISMATCH,
@@ -100,6 +106,23 @@ class PasswordChangeForm(auth_forms.PasswordChangeForm):
     new_password2 = _password(_("New password confirmation"), help_text=_("Enter the same password again."))
 
     field_order = ["old_password", "new_password1", "new_password2"]
+
+    def __init__(self, user: Any, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+        super().__init__(user, *args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self) -> str:
+        old_password = self.cleaned_data["old_password"]
+        if self.request is None:  # outside a request (no address to count by): Django's own check
+            return str(super().clean_old_password())
+        checked = authenticate(self.request, username=self.user.get_username(), password=old_password)
+        if getattr(self.request, "axes_locked_out", False):
+            from baccarat_site.accounts.lockout import password_lockout_detail
+
+            raise forms.ValidationError(password_lockout_detail(self.request), code="too_many_attempts")
+        if checked is None or checked.pk != self.user.pk:
+            raise forms.ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
+        return str(old_password)
 
 
 class ProfileForm(forms.ModelForm):

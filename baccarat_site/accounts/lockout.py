@@ -8,6 +8,7 @@ from typing import Any
 from axes.helpers import get_cool_off
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -22,13 +23,36 @@ def lockout_detail(minutes: int) -> str:
     ) % {"minutes": minutes}
 
 
-def lockout_response(request: HttpRequest, original_response: Any = None, credentials: Any = None) -> HttpResponse:
+def _cool_off_seconds(request: HttpRequest | None) -> int:
     cool_off = get_cool_off(request)
-    seconds = int(cool_off.total_seconds()) if cool_off else 900
+    return int(cool_off.total_seconds()) if cool_off else 900
+
+
+def password_lockout_detail(request: HttpRequest | None = None) -> str:
+    """The password page's refusal once too many current passwords were wrong."""
+    minutes = max(1, (_cool_off_seconds(request) + 59) // 60)
+    return ngettext(
+        "Too many wrong current passwords. Try again in %(minutes)d minute.",
+        "Too many wrong current passwords. Try again in %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
+
+
+def lockout_response(request: HttpRequest, original_response: Any = None, credentials: Any = None) -> HttpResponse:
+    seconds = _cool_off_seconds(request)
     minutes = max(1, (seconds + 59) // 60)
     detail = lockout_detail(minutes)
-    if request.path.startswith("/api/"):
-        response: HttpResponse = JsonResponse({"code": CODE, "detail": detail, "retry_after": seconds}, status=429)
+    response: HttpResponse
+    if request.path == reverse("password_change"):
+        # The current password was guessed too often on the password page (forms.PasswordChangeForm).
+        response = render(
+            request,
+            "accounts/locked_out.html",
+            {"detail": password_lockout_detail(request), "title": _("Changing the password is paused")},
+            status=429,
+        )
+    elif request.path.startswith("/api/"):
+        response = JsonResponse({"code": CODE, "detail": detail, "retry_after": seconds}, status=429)
     else:
         response = render(
             request,

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any, cast
 from django.contrib.auth import get_user_model
 from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, Restriction, SignIn
+from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.money import display, text
 from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
@@ -111,3 +113,26 @@ def active_restriction(*, user_id: int, now: datetime | None = None) -> Restrict
 def restriction_history(*, user_id: int) -> list[Restriction]:
     """Every restriction the player has had, newest first (the admin's player page)."""
     return list(Restriction.objects.filter(user_id=user_id).select_related("created_by", "lifted_by"))
+
+
+@dataclass(frozen=True)
+class ApiTokenView:
+    """The player's API token as the profile shows it: never the key, only its last four characters."""
+
+    created: datetime
+    expires_at: datetime
+    expired: bool
+    last4: str
+
+
+def api_token_of(*, user: Any) -> ApiTokenView | None:
+    """The player's API token (DRF's authtoken keeps one per user), or None."""
+    token = Token.objects.filter(user_id=user.pk).only("key", "created").first()
+    if token is None:
+        return None
+    return ApiTokenView(
+        created=token.created,
+        expires_at=token_expires_at(token.created),
+        expired=token_expired(token.created),
+        last4=token.key[-4:],
+    )

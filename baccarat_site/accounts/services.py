@@ -5,7 +5,10 @@ suspension or closure, the player's own time-out or self-exclusion)."""
 from __future__ import annotations
 
 import ipaddress
+import logging
+import math
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -27,11 +30,13 @@ from baccarat_site.accounts.models import PlayerLimit, PlayerNote, Profile, Rest
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.audit import audit
 from baccarat_site.errors import Conflict, DomainError
+from tables.events import send_on_commit, user_group
 from tables.selectors.tables import table_minimum_stake
 from wallets.models import LedgerTransaction
 from wallets.selectors import wallet_refill_status
 from wallets.services import wallet_lock, wallet_open_player, wallet_refill
 
+logger = logging.getLogger(__name__)
 LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
 
 
@@ -48,18 +53,106 @@ MAX_PERSONAL_STAKE = Decimal("9999999999.99")
 REASON_MIN, REASON_MAX = 5, 200
 
 
-def player_sign_up(*, form: Any, language: str = "") -> Any:
+class TooManySignUps(DomainError):
+    """``SIGNUP_LIMIT_PER_ADDRESS`` accounts were made from this address within the hour."""
+
+    code = "too_many_signups"
+    status = 429
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class SignUpPlace:
+    """A sign-up's place in its address's counts: whether it gets the starting money, and the keys to give
+    the place back if the account is not made after all."""
+
+    credited: bool
+    keys: tuple[str, ...] = ()
+
+
+# KEYS: the address's hour count, its day count. ARGV: the hour limit, the hour key's TTL, the day key's TTL.
+# Returns {hour count, day count}, or {-1, seconds until the hour's window ends} when the hour is full.
+_SIGN_UP_TAKE = """
+local hour = redis.call('INCR', KEYS[1])
+if hour == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+if hour > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return {-1, redis.call('TTL', KEYS[1])}
+end
+local day = redis.call('INCR', KEYS[2])
+if day == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+return {hour, day}
+"""
+
+
+def sign_up_place_take(*, address: str | None, now: datetime | None = None) -> SignUpPlace:
+    """Count one sign-up from ``address`` (the connection's REMOTE_ADDR, as the sign-in throttle reads it).
+
+    At most ``SIGNUP_LIMIT_PER_ADDRESS`` per clock hour (:class:`TooManySignUps`, 429, with ``retry_after``);
+    of an address's sign-ups in a UTC day only the first ``SIGNUP_CREDITED_PER_ADDRESS_PER_DAY`` get the
+    starting play money. Fixed windows in Redis under the cache's key prefix; if Redis cannot be reached the
+    sign-up goes ahead, credited (a counter must never stop a player joining)."""
+    from django.core.cache import cache
+
+    from baccarat_site.redis_client import redis_client
+
+    if not address:
+        return SignUpPlace(credited=True)
+    now = now or timezone.now()
+    hour_key = cache.make_key(f"signup:hour:{address}:{now:%Y%m%d%H}")
+    day_key = cache.make_key(f"signup:day:{address}:{now:%Y%m%d}")
+    try:
+        hour, day = redis_client().eval(
+            _SIGN_UP_TAKE, 2, hour_key, day_key, int(settings.SIGNUP_LIMIT_PER_ADDRESS), 3600 + 60, 86400 + 60
+        )
+    except Exception:
+        logger.warning("sign-up limits: Redis unavailable; the sign-up goes ahead", exc_info=True)
+        return SignUpPlace(credited=True)
+    if int(hour) < 0:
+        seconds = 3600 - (now.minute * 60 + now.second)
+        minutes = max(1, math.ceil(seconds / 60))
+        raise TooManySignUps(
+            f"Too many new accounts from this address; try again in {minutes} min.", retry_after=seconds
+        )
+    return SignUpPlace(credited=int(day) <= int(settings.SIGNUP_CREDITED_PER_ADDRESS_PER_DAY), keys=(hour_key, day_key))
+
+
+def sign_up_place_give_back(*, place: SignUpPlace) -> None:
+    """The account was not made after all (the name was taken meanwhile): its place is free again."""
+    from baccarat_site.redis_client import redis_client
+
+    try:
+        pipe = redis_client().pipeline(transaction=False)
+        for key in place.keys:
+            pipe.decr(key)
+        pipe.execute()
+    except Exception:
+        logger.warning("sign-up limits: could not give a place back", exc_info=True)
+
+
+def player_sign_up(*, form: Any, language: str = "", address: str | None = None) -> tuple[Any, bool]:
     """Create the player from a valid sign-up form (Django's UserCreationForm), their profile (``language``:
     the one they signed up in) and their starting play money, all or nothing. Raises :class:`UsernameTaken`
-    when another sign-up took the name in the meantime."""
+    when another sign-up took the name in the meantime, :class:`TooManySignUps` past the address's hourly
+    limit (nothing is made). Past the address's credited sign-ups of the day the wallet opens at 0.00, and its
+    first refill comes an hour later (``sign_up_place_take``). Returns the user and whether they got the
+    starting money."""
+    place = sign_up_place_take(address=address)
     try:
         with transaction.atomic():
             user = form.save()
             Profile.objects.create(user=user, language=language if language in LANGUAGE_CODES else "")
-            wallet_open_player(user=user)
+            wallet_open_player(user=user, credit=place.credited)
     except IntegrityError as error:
+        sign_up_place_give_back(place=place)
         raise UsernameTaken("That username is taken.") from error
-    return user
+    except BaseException:
+        sign_up_place_give_back(place=place)
+        raise
+    return user, place.credited
 
 
 def profile_update(*, user: Any, language: str | None = None, sound: bool | None = None) -> Profile:
@@ -194,10 +287,11 @@ def restriction_refusal(stop: Restriction) -> DomainError:
 
 
 def _stop_play(*, user: Any, stop: Restriction) -> None:
-    """What every new restriction does at once: API tokens revoked, and a mark that ends the player's signed-in
-    sessions at their next request (baccarat_site.accounts.middleware), set after commit. Bets are refused from
+    """What every new restriction does at once: API tokens revoked, open sockets closed, and a mark that ends the
+    player's signed-in sessions at their next request (baccarat_site.accounts.middleware), set after commit. Bets are refused from
     the database row itself (tables.services.placement), whatever the mark."""
-    Token.objects.filter(user=user).delete()
+    api_token_revoke(user=user)
+    sockets_close(user=user, reason=stop.kind)  # after commit: every open socket of theirs closes with 4401
     timeout = None if stop.ends_at is None else max(1, int((stop.ends_at - timezone.now()).total_seconds()) + 1)
     transaction.on_commit(lambda: cache.set(_restricted_key(user.pk), stop.kind, timeout=timeout))
 
@@ -364,3 +458,41 @@ def player_limit_set(*, user: Any, max_stake: Decimal | None, reason: str, actor
             after={"max_stake": money.text_or_none(max_stake)},
         )
     return limit
+
+
+# ── credentials that end: sign-out, password change ─────────────────────────
+
+#: The group message (to ``user_<id>``) that closes a player's open table sockets (tables.consumers, close code
+#: 4401): with a ``session_key``, only the sockets of that session; without, all of them.
+SESSION_ENDED = "session.ended"
+
+
+def api_token_revoke(*, user: Any) -> bool:
+    """Delete the player's API token (DRF's authtoken: one per user), so its key answers 401 from now on.
+    Whether there was one."""
+    deleted, _detail = Token.objects.filter(user_id=user.pk).delete()
+    return deleted > 0
+
+
+def sockets_close(*, user: Any, session_key: str | None = None, reason: str) -> None:
+    """After commit, close the player's open table sockets (those of ``session_key`` alone when given): a socket
+    is signed in once, when it connects, and would otherwise keep receiving the balance and the player's own
+    bets after the session that opened it ended."""
+    send_on_commit(user_group(user.pk), {"type": SESSION_ENDED, "session_key": session_key, "reason": reason})
+
+
+def account_signed_out(*, user: Any, session_key: str | None) -> None:
+    """A player signed out (the site's sign-out, or ``POST /api/auth/logout/``): their API token is revoked and
+    the sockets of that session are closed."""
+    with transaction.atomic():
+        api_token_revoke(user=user)
+        sockets_close(user=user, session_key=session_key, reason="signed_out")
+
+
+def account_password_changed(*, user: Any) -> None:
+    """A player's password changed, by any path (the password page, the admin, ``changepassword``): their API
+    token is revoked and every open socket of theirs is closed (the sessions it invalidated reconnect as
+    watchers; the one that changed it reconnects signed in)."""
+    with transaction.atomic():
+        api_token_revoke(user=user)
+        sockets_close(user=user, reason="password_changed")

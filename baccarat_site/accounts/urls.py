@@ -12,6 +12,7 @@ urlpatterns = [
     path("profile/", views.profile, name="profile"),
     path("refill/", views.refill, name="refill"),
     path("limits/", views.limits, name="account-limits"),
+    path("token/revoke/", views.token_revoke, name="token-revoke"),
     path("password/", views.password_change, name="password_change"),
     path("password/done/", views.password_change_done, name="password_change_done"),
     path("language/", views.set_language, name="account-language"),

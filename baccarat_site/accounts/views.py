@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
+from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -75,21 +76,51 @@ class LoginView(auth_views.LoginView):
 class PasswordChangeView(auth_views.PasswordChangeView):
     form_class = PasswordChangeForm
 
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}  # the sign-in throttle counts by address
+
 
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("lobby")
     form = SignupForm(request.POST or None)
+    status, retry_after = 200, 0
     if request.method == "POST" and form.is_valid():
         try:
-            user = services.player_sign_up(form=form, language=translation.get_language() or "")
+            user, credited = services.player_sign_up(
+                form=form, language=translation.get_language() or "", address=get_client_ip_address(request)
+            )
         except services.UsernameTaken:
             form.add_error("username", _("That username is taken: please choose another."))
+        except services.TooManySignUps as error:
+            status, retry_after = 429, error.retry_after
+            minutes = max(1, math.ceil(retry_after / 60))
+            form.add_error(
+                None,
+                ngettext(
+                    "Too many new accounts from your address. Try again in %(minutes)d minute.",
+                    "Too many new accounts from your address. Try again in %(minutes)d minutes.",
+                    minutes,
+                )
+                % {"minutes": minutes},
+            )
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            if not credited:
+                messages.info(
+                    request,
+                    _(
+                        "Welcome! The starting play money for new accounts from your address is used up for "
+                        "today, so this account starts at 0.00. You can refill it here in an hour."
+                    ),
+                )
+                return redirect("profile")  # where the message and the refill's countdown show
             return redirect("lobby")
     starting = display(wallet_selectors.starting_balance())
-    return render(request, "accounts/signup.html", {"form": form, "starting_balance": starting})
+    response = render(request, "accounts/signup.html", {"form": form, "starting_balance": starting}, status=status)
+    if status == 429:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 @login_required
@@ -116,6 +147,7 @@ def profile(request: HttpRequest, limits_form: LimitsForm | None = None) -> Http
             "personal_max": display(personal["max_stake"]) if personal else "",
             "limits_form": limits_form or LimitsForm(initial_limits=_asked_limits(state)),
             "limit_rows": _limit_rows(state),
+            "api_token": selectors.api_token_of(user=request.user),
         },
     )
 
@@ -172,6 +204,17 @@ def limits(request: HttpRequest) -> HttpResponse:
             )
             return redirect(reverse("profile") + "#limits-title")
     return profile(request, limits_form=form)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest) -> HttpResponse:
+    """The profile's Revoke button: the player's API token stops working now."""
+    if services.api_token_revoke(user=request.user):
+        messages.success(request, _("Your API token is revoked: programs that used it are signed out."))
+    else:
+        messages.info(request, _("You have no API token."))
+    return redirect("profile")
 
 
 @login_required

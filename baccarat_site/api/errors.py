@@ -28,7 +28,10 @@ ERRORS = {
     404: OpenApiResponse(ErrorSerializer, description="No such object."),
 }
 #: What any request with a body may also get: a body in a format the endpoint does not parse.
-BODY_ERRORS = {415: OpenApiResponse(ErrorSerializer, description="unsupported_media_type: send JSON.")}
+BODY_ERRORS = {
+    413: OpenApiResponse(ErrorSerializer, description="body_too_large: over API_MAX_BODY_BYTES (64 KB), not read."),
+    415: OpenApiResponse(ErrorSerializer, description="unsupported_media_type: send JSON."),
+}
 
 _DRF_CODES = {
     exceptions.ParseError: "malformed_json",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.db.models import QuerySet
@@ -11,6 +12,14 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+# ASCII digits only, and few of them: str.isdigit() accepts "²" and "①", which int() then refuses (a 500), and
+# int() reads "٣" as 3; a number of thousands of digits is past int()'s own limit for strings.
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+def _whole_number(raw: str) -> bool:
+    return _WHOLE_NUMBER.fullmatch(raw) is not None
 
 
 class Pagination(PageNumberPagination):
@@ -22,7 +31,7 @@ class Pagination(PageNumberPagination):
 
     def get_page_number(self, request: Request, paginator: Any) -> Any:
         raw = request.query_params.get(self.page_query_param)
-        if raw is not None and raw != "last" and not raw.isdigit():
+        if raw is not None and raw != "last" and not _whole_number(raw):
             raise exceptions.ValidationError({"page": "A whole number from 1, or leave it out."})
         return super().get_page_number(request, paginator)
 
@@ -30,7 +39,7 @@ class Pagination(PageNumberPagination):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
-        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
+        if not _whole_number(raw) or not 1 <= int(raw) <= self.max_page_size:
             raise exceptions.ValidationError({"page_size": f"A whole number from 1 to {self.max_page_size}."})
         return int(raw)
 

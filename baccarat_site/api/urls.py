@@ -3,13 +3,14 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from baccarat_site.accounts.apis import LimitsApi, RefillApi, SelfExclusionApi, TimeOutApi, TokenApi
+from baccarat_site.accounts.apis import LimitsApi, LogoutApi, RefillApi, SelfExclusionApi, TimeOutApi, TokenApi
 from baccarat_site.api.errors import api_not_found
 from tables import apis as table_apis
 from wallets import apis as wallet_apis
 
 urlpatterns = [
     path("auth/token/", TokenApi.as_view(), name="api-token"),
+    path("auth/logout/", LogoutApi.as_view(), name="api-logout"),
     path("tables/", table_apis.TableListApi.as_view(), name="api-tables"),
     path("tables/<int:table_id>/", table_apis.TableDetailApi.as_view(), name="api-table"),
     path("rounds/<int:round_id>/", table_apis.RoundDetailApi.as_view(), name="api-round"),

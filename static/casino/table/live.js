@@ -5,6 +5,10 @@ import { FrameOrder } from "./order.js";
 const PING_EVERY_MS = 5000;
 const SILENCE_LIMIT_MS = 12000;
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+// Close codes of docs/api.md: the session signed out (or its password changed), and too many open sockets.
+const CLOSE_SIGNED_OUT = 4401;
+const CLOSE_TOO_MANY_SOCKETS = 4430;
+const TOO_MANY_SOCKETS_RETRY_MS = 30000;
 
 export class Live {
   constructor(url, { onFrame, onUp, onDown }) {
@@ -48,10 +52,19 @@ export class Live {
       }
       this.onFrame(frame);
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (socket !== this.socket) return;
+      if (event.code === CLOSE_SIGNED_OUT) {
+        // The page was drawn for a session that has ended: draw it again as it now is (signed out, or still
+        // signed in after this session's own password change).
+        window.location.reload();
+        return;
+      }
       this.down();
-      const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      const wait =
+        event.code === CLOSE_TOO_MANY_SOCKETS
+          ? TOO_MANY_SOCKETS_RETRY_MS
+          : BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
       this.attempt += 1;
       this.timer = setTimeout(() => this.connect(), navigator.onLine === false ? 1000 : wait);
     };

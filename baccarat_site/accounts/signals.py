@@ -1,0 +1,44 @@
+"""Receivers that tie Django's auth events to the account services: every way a password changes, every
+sign-out. Connected in ``AccountsConfig.ready``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+
+from baccarat_site.accounts import services
+
+
+def password_saving(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    """``pre_save`` of the user model: note whether a saved user's password hash is being replaced by an unusable
+    one (the admin's "password-based authentication: disabled", ``set_unusable_password``), which leaves no
+    raw password behind for :func:`password_saved` to see."""
+    instance._password_disabled = False
+    if instance.pk is None or (update_fields is not None and "password" not in update_fields):
+        return
+    if instance.has_usable_password():
+        return
+    stored = type(instance)._default_manager.filter(pk=instance.pk).values_list("password", flat=True).first()
+    instance._password_disabled = stored is not None and stored != instance.password
+
+
+def password_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any) -> None:
+    """``post_save`` of the user model. ``set_password`` leaves the new raw password on ``_password`` until the
+    save after it has run (Django's own hook for the validators' ``password_changed``), so this sees every
+    change, from any form or command, and not the silent re-hash to Argon2 at sign-in (which clears it); a
+    password turned off is seen by :func:`password_saving`."""
+    if created:
+        return
+    if getattr(instance, "_password", None) is None and not getattr(instance, "_password_disabled", False):
+        return
+    instance._password_disabled = False
+    services.account_password_changed(user=instance)
+
+
+def signed_out(sender: Any, request: HttpRequest | None = None, user: Any = None, **kwargs: Any) -> None:
+    """``user_logged_out``: sent by ``django.contrib.auth.logout`` before it flushes the session."""
+    if user is None:
+        return
+    session = getattr(request, "session", None)
+    services.account_signed_out(user=user, session_key=getattr(session, "session_key", None))
