@@ -47,11 +47,11 @@ def betting_round(db):
     return drive_to_state(table, Clock(), "betting")
 
 
-def act(client, who, player, action: str, reason: str = "Chargeback under review"):
+def act(client, who, player, action: str, reason: str = "Chargeback under review", **fields: str):
     client.force_login(who)
     data = {"action": action, "_selected_action": [player.pk]}
     page = client.post(PLAYERS, data)
-    return page, client.post(PLAYERS, data | {"apply": "Go", "reason": reason})
+    return page, client.post(PLAYERS, data | {"apply": "Go", "reason": reason, **fields})
 
 
 def bet_refusal(player, round_id: int) -> DomainError:
@@ -243,7 +243,7 @@ def test_a_supervisor_sees_a_players_page_with_money_sign_ins_stops_and_adds_a_n
     alice = make_player("alice", "250.00")
     SignIn.objects.create(user=alice, ip_address="203.0.113.9", user_agent="Firefox/140")
     services.player_self_restrict(user=alice, kind="time_out", period="24h")
-    _page, done = act(client, supervisor, alice, "add_note", "Called support about a late payout")
+    _page, done = act(client, supervisor, alice, "add_note", note="Called support about a late payout")
     assert done.status_code == 302
     note = PlayerNote.objects.get()
     assert (note.player, note.author, note.text) == (alice, supervisor, "Called support about a late payout")

@@ -66,23 +66,27 @@ class PlayerActionForm(forms.Form):
 
 
 class PlayerNoteForm(forms.Form):
-    reason = forms.CharField(
-        label="Note",
+    note = forms.CharField(
         max_length=1000,
         widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
         help_text="What you saw or did: kept on the player's page, with your name, and in the audit trail.",
     )
 
 
-def _note(*, user: Any, reason: str, actor: Any) -> Any:
-    return services.player_note_add(player=user, text=reason, actor=actor)
+def _stop(service: Callable[..., Any]) -> Callable[..., Any]:
+    """A suspend, reinstate or close service called with the action form's reason."""
+    return lambda *, player, data, actor: service(user=player, reason=data["reason"], actor=actor)
+
+
+def _note(*, player: Any, data: dict[str, Any], actor: Any) -> Any:
+    return services.player_note_add(player=player, text=data["note"], actor=actor)
 
 
 #: action → (title, service, past tense for the message, form)
 PLAYER_ACTIONS: dict[str, tuple[str, Callable[..., Any], str, type[forms.Form]]] = {
-    "suspend": ("Suspend the selected players", services.player_suspend, "suspended", PlayerActionForm),
-    "reinstate": ("Reinstate the selected players", services.player_reinstate, "reinstated", PlayerActionForm),
-    "close_account": ("Close the selected players' accounts", services.player_close, "closed", PlayerActionForm),
+    "suspend": ("Suspend the selected players", _stop(services.player_suspend), "suspended", PlayerActionForm),
+    "reinstate": ("Reinstate the selected players", _stop(services.player_reinstate), "reinstated", PlayerActionForm),
+    "close_account": ("Close the selected players' accounts", _stop(services.player_close), "closed", PlayerActionForm),
     "add_note": ("Add a note to the selected players", _note, "noted", PlayerNoteForm),
 }
 
@@ -244,7 +248,7 @@ class PlayerAdmin(ReadOnlyAdmin):
         if form.is_valid():
             for player in players:
                 try:
-                    service(user=player, reason=form.cleaned_data["reason"], actor=request.user)
+                    service(player=player, data=form.cleaned_data, actor=request.user)
                 except DomainError as error:
                     self.message_user(request, f"{player}: {error.detail}", messages.ERROR)
                 else:

@@ -288,8 +288,8 @@ def restriction_refusal(stop: Restriction) -> DomainError:
 
 def _stop_play(*, user: Any, stop: Restriction) -> None:
     """What every new restriction does at once: API tokens revoked, open sockets closed, and a mark that ends the
-    player's signed-in sessions at their next request (baccarat_site.accounts.middleware), set after commit. Bets are refused from
-    the database row itself (tables.services.placement), whatever the mark."""
+    player's signed-in sessions at their next request (baccarat_site.accounts.middleware), set after commit.
+    Bets are refused from the database row itself (tables.services.placement), whatever the mark."""
     api_token_revoke(user=user)
     sockets_close(user=user, reason=stop.kind)  # after commit: every open socket of theirs closes with 4401
     timeout = None if stop.ends_at is None else max(1, int((stop.ends_at - timezone.now()).total_seconds()) + 1)
