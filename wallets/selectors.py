@@ -222,8 +222,12 @@ class RefillStatus:
 
 
 def wallet_opened_unfunded_at(*, user: Any) -> datetime | None:
-    """When the player's wallet was opened, if it never received the starting money (None if it did)."""
-    if LedgerTransaction.objects.filter(reference=signup_reference(user_id=user.pk)).exists():
+    """When the player's wallet was opened, if it never received any deposit: not the starting money (a sign-up
+    past its address's credited ones), nor staff's or a command's. None once any deposit reached it."""
+    funded = LedgerTransaction.objects.filter(
+        kind=LedgerTransaction.Kind.DEPOSIT, entries__wallet__user_id=user.pk
+    ).exists()
+    if funded:
         return None
     return Wallet.objects.filter(user_id=user.pk).values_list("created_at", flat=True).first()
 

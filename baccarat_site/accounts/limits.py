@@ -152,8 +152,10 @@ def play_limits_read(*, user_id: int, now: datetime) -> tuple[dict[str, Decimal 
     return in_force, pending
 
 
-_BET_SUMS = """
-SELECT
+# What a player's bets placed in each window staked and lost so far (open bets count as lost), and the oldest of
+# them: wagered day / week / month, lost day / week / month, oldest day / week / month. Refunded bets count for
+# nothing. Shared by the limits page (_BET_SUMS) and the check on every confirm (_CHECK_BETS).
+_SUM_COLUMNS = """
     COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(day)s), 0),
     COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(week)s), 0),
     COALESCE(SUM(b.amount), 0),
@@ -165,8 +167,11 @@ SELECT
     MIN(b.placed_at)
 FROM tables_bet b
 JOIN tables_roundstake s ON s.id = b.round_stake_id
-WHERE b.user_id = %(user)s AND b.placed_at > %(month)s AND s.status <> 'refunded'
 """
+
+_BET_SUMS = "".join(
+    ("SELECT", _SUM_COLUMNS, "WHERE b.user_id = %(user)s AND b.placed_at > %(month)s AND s.status <> 'refunded'")
+)
 
 _REFILL_SUMS = """
 SELECT
@@ -228,7 +233,9 @@ def play_limits_state(*, user_id: int, now: datetime | None = None) -> LimitsSta
 
 # One statement per confirm. A player without a limit costs one index probe (playlimit_live) that finds
 # nothing: the sums and the sign-ins are behind one-time filters on what it found.
-_CHECK_BETS = """
+_CHECK_BETS = "".join(
+    (
+        """
 WITH l AS (
     SELECT DISTINCT ON (kind) kind, value
     FROM accounts_playlimit
@@ -243,19 +250,9 @@ SELECT
        AND EXISTS (SELECT 1 FROM l WHERE kind = 'session_minutes' AND value IS NOT NULL)),
     sums.*
 FROM (
-    SELECT
-        COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(day)s), 0),
-        COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(week)s), 0),
-        COALESCE(SUM(b.amount), 0),
-        COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(day)s), 0),
-        COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(week)s), 0),
-        COALESCE(SUM(b.amount - COALESCE(s.payout, 0)), 0),
-        MIN(b.placed_at) FILTER (WHERE b.placed_at > %(day)s),
-        MIN(b.placed_at) FILTER (WHERE b.placed_at > %(week)s),
-        MIN(b.placed_at)
-    FROM tables_bet b
-    JOIN tables_roundstake s ON s.id = b.round_stake_id
-    WHERE b.user_id = %(user)s AND s.status <> 'refunded'
+    SELECT""",
+        _SUM_COLUMNS,
+        """    WHERE b.user_id = %(user)s AND s.status <> 'refunded'
       -- only as far back as the longest period with a wager or loss limit (none: no scan at all)
       AND b.placed_at > (
           SELECT MIN(
@@ -265,7 +262,9 @@ FROM (
       )
       AND EXISTS (SELECT 1 FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%'))
 ) sums
-"""
+""",
+    )
+)
 
 
 def _refusal(kind: str, *, limit: Decimal, used: Decimal, oldest: datetime | None) -> LimitReached:
