@@ -404,16 +404,17 @@ def player_self_restrict(*, user: Any, kind: str, period: str) -> Restriction:
     return stop
 
 
-def restriction_ends_session(*, user_id: int) -> bool:
-    """Whether the player's signed-in session is to end now: the mark :func:`_stop_play` set is there (a cache
-    look-up, on every signed-in page) and the database confirms a restriction is running. A mark the database
-    does not confirm (the restriction ended or was lifted, or the cache outlived the database) is dropped."""
+def restriction_ends_session(*, user_id: int) -> Restriction | None:
+    """The restriction that ends the player's signed-in session now, or None: the mark :func:`_stop_play` set is
+    there (a cache look-up, on every signed-in page) and the database confirms a restriction is running. A mark
+    the database does not confirm (the restriction ended or was lifted, or the cache outlived the database) is
+    dropped."""
     if cache.get(_restricted_key(user_id)) is None:
-        return False
-    if selectors.active_restriction(user_id=user_id) is not None:
-        return True
-    cache.delete(_restricted_key(user_id))
-    return False
+        return None
+    stop = selectors.active_restriction(user_id=user_id)
+    if stop is None:
+        cache.delete(_restricted_key(user_id))
+    return stop
 
 
 @transaction.atomic

@@ -220,11 +220,18 @@ def take_break(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def session_totals(request: HttpRequest) -> JsonResponse:
-    """The reality check's figures: what the player staked since signing in, and the net result, as the pages
-    write amounts (``1,234.00``; the net signed)."""
+    """The reality check's figures: what the player staked since signing in, the net result of the settled bets
+    and what is still in play, as the pages write amounts (``1,234.00``; the net signed)."""
     totals = selectors.session_totals(user=request.user)
     net = display(totals.net)
-    return JsonResponse({"staked": display(totals.staked), "net": net if totals.net <= 0 else "+" + net})
+    return JsonResponse(
+        {
+            "staked": display(totals.staked),
+            "net": net if totals.net <= 0 else "+" + net,
+            "pending": display(totals.pending),
+            "open": totals.pending > 0,
+        }
+    )
 
 
 def _limit_text(kind: str, value: Decimal | None) -> str:

@@ -40,6 +40,8 @@
       const body = await answer.json();
       dialog.querySelector("[data-reality-staked]").textContent = body.staked;
       dialog.querySelector("[data-reality-net]").textContent = body.net;
+      dialog.querySelector("[data-reality-pending]").textContent = body.pending;
+      dialog.querySelectorAll("[data-reality-open]").forEach((el) => (el.hidden = !body.open));
       totals.hidden = false;
     } catch (error) {
       totals.hidden = true; // the time played is still shown

@@ -135,6 +135,8 @@ def test_session_totals_count_the_bets_placed_since_the_latest_sign_in_in_one_qu
     body = client.get(reverse("session-totals")).json()
     net = banker.payout - Decimal("1234.00")
     assert body["staked"] == "1,244.00"
+    assert body["pending"] == "10.00"
+    assert body["open"] is True
     assert body["net"] == (f"+{net:,.2f}" if net > 0 else f"{net:,.2f}")
 
 
@@ -147,3 +149,17 @@ def test_session_totals_are_zero_before_any_sign_in_and_ignore_earlier_sessions(
 
 def test_the_session_figures_are_for_signed_in_players_only(client):
     assert client.get(reverse("session-totals")).status_code == 302
+
+
+def test_another_session_of_the_player_lands_on_the_sign_in_page_saying_why(client, django_capture_on_commit_callbacks):
+    alice = make_user("alice")
+    other = type(client)()
+    other.force_login(alice)
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(BREAK, {"kind": "self_exclusion", "period": "5y", "confirm": "1"})
+    stop = Restriction.objects.get(user=alice)
+    answer = other.get(reverse("profile"))
+    assert answer["Location"] == reverse("login")
+    landing = other.get(answer["Location"]).content.decode()
+    assert f"You have excluded yourself from play until {until_text(stop.ends_at)}." in landing
