@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext as _
 
-from baccarat_site.accounts.services import restriction_ends_session
+from baccarat_site.accounts.services import restriction_ends_session, restriction_refusal
 
 
 class DeviceCookieMiddleware:
@@ -45,15 +47,16 @@ class RestrictedSessionMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and not user.is_staff and self._stopped(user.pk):
+        stop = None
+        if user is not None and user.is_authenticated and not user.is_staff:
+            stop = restriction_ends_session(user_id=user.pk)
+        if stop is not None:
             logout(request)
             if request.path.startswith("/api/"):
                 return JsonResponse(
                     {"code": "signed_out", "detail": "This session has ended: sign in again."}, status=401
                 )
+            # The sign-in page says why (a page of another tab may get here first, after a time-out taken there).
+            messages.info(request, _("You have been signed out.") + " " + str(restriction_refusal(stop).detail))
             return redirect(settings.LOGIN_URL)
         return self.get_response(request)
-
-    @staticmethod
-    def _stopped(user_id: int) -> bool:
-        return restriction_ends_session(user_id=user_id)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib.auth import get_user_model
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import F, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.money import display, text
+from tables.models import Bet
 from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
 
@@ -71,6 +73,37 @@ def account_header(*, user: Any) -> AccountHeader:
         reality_every=int(every) if every is not None else None,
         reality_since=row["since"] if every is not None else None,
     )
+
+
+@dataclass(frozen=True)
+class SessionTotals:
+    """What the player staked and won back since the session's start (their latest sign-in): the reality check."""
+
+    staked: Decimal  # every bet placed since the start, open ones too
+    returned: Decimal  # the payouts of those settled so far
+    pending: Decimal  # the stakes of those still open
+
+    @property
+    def net(self) -> Decimal:
+        """Returned minus the stakes of settled bets (an open bet counts once it is settled), as the bet record."""
+        return self.returned - (self.staked - self.pending)
+
+
+def session_totals(*, user: Any) -> SessionTotals:
+    """The stakes and returns of the bets the player placed since their latest sign-in, in one aggregate query
+    (nothing before a first sign-in)."""
+    start = SignIn.objects.filter(user=OuterRef("user")).order_by("-at").values("at")[:1]
+    row = (
+        Bet.objects.filter(user_id=user.pk, placed_at__gte=Subquery(start))
+        .order_by()
+        .aggregate(
+            staked=Sum("amount"),
+            returned=Sum("round_stake__payout"),
+            pending=Sum("amount", filter=Q(round_stake__payout__isnull=True)),
+        )
+    )
+    zero = Decimal("0.00")
+    return SessionTotals(staked=row["staked"] or zero, returned=row["returned"] or zero, pending=row["pending"] or zero)
 
 
 def refill_status(*, user: Any) -> RefillStatus:

@@ -375,37 +375,46 @@ def player_reinstate(*, user: Any, reason: str, actor: Any) -> int:
     return lifted
 
 
+def self_restriction_end(*, kind: str, period: str, now: datetime) -> datetime:
+    """When a player's own time-out or self-exclusion of ``period`` taken at ``now`` ends; a
+    :class:`DomainError` (``invalid_request``, ``invalid_period``) for an unknown kind or period."""
+    if kind not in (Restriction.Kind.TIME_OUT, Restriction.Kind.SELF_EXCLUSION):
+        raise DomainError(_("Choose a time-out or a self-exclusion."), code="invalid_request")
+    periods = TIME_OUT_PERIODS if kind == Restriction.Kind.TIME_OUT else SELF_EXCLUSION_PERIODS
+    if period not in periods:
+        raise DomainError(
+            _("Choose one of these periods: %(periods)s.") % {"periods": ", ".join(periods)}, code="invalid_period"
+        )
+    return now + periods[period]
+
+
 @transaction.atomic
 def player_self_restrict(*, user: Any, kind: str, period: str) -> Restriction:
     """The player's own time-out (``24h``, ``7d``, ``30d``, ``6w``) or self-exclusion (``6m``, ``1y``, ``5y``),
     from now. It cannot be shortened or lifted early by anyone; taking another while one runs keeps the longer
     end. Audited with the player as actor."""
-    periods = TIME_OUT_PERIODS if kind == Restriction.Kind.TIME_OUT else SELF_EXCLUSION_PERIODS
-    if kind not in (Restriction.Kind.TIME_OUT, Restriction.Kind.SELF_EXCLUSION):
-        raise DomainError(f"Unknown restriction {kind!r}.")
-    if period not in periods:
-        raise DomainError(
-            _("Choose one of these periods: %(periods)s.") % {"periods": ", ".join(periods)}, code="invalid_period"
-        )
+    self_restriction_end(kind=kind, period=period, now=timezone.now())  # refuses a bad kind or period first
     _player(user)
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     now = timezone.now()
-    stop = Restriction.objects.create(user=user, kind=kind, starts_at=now, ends_at=now + periods[period])
+    ends_at = self_restriction_end(kind=kind, period=period, now=now)
+    stop = Restriction.objects.create(user=user, kind=kind, starts_at=now, ends_at=ends_at)
     audit(actor=user, action=f"player.{kind}", target=user, after={"restriction": kind, "until": stop.ends_at})
     _stop_play(user=user, stop=selectors.active_restriction(user_id=user.pk, now=now) or stop)
     return stop
 
 
-def restriction_ends_session(*, user_id: int) -> bool:
-    """Whether the player's signed-in session is to end now: the mark :func:`_stop_play` set is there (a cache
-    look-up, on every signed-in page) and the database confirms a restriction is running. A mark the database
-    does not confirm (the restriction ended or was lifted, or the cache outlived the database) is dropped."""
+def restriction_ends_session(*, user_id: int) -> Restriction | None:
+    """The restriction that ends the player's signed-in session now, or None: the mark :func:`_stop_play` set is
+    there (a cache look-up, on every signed-in page) and the database confirms a restriction is running. A mark
+    the database does not confirm (the restriction ended or was lifted, or the cache outlived the database) is
+    dropped."""
     if cache.get(_restricted_key(user_id)) is None:
-        return False
-    if selectors.active_restriction(user_id=user_id) is not None:
-        return True
-    cache.delete(_restricted_key(user_id))
-    return False
+        return None
+    stop = selectors.active_restriction(user_id=user_id)
+    if stop is None:
+        cache.delete(_restricted_key(user_id))
+    return stop
 
 
 @transaction.atomic

@@ -10,17 +10,17 @@ from typing import Any, TypeVar, cast
 from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
-from django.utils import formats, translation
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
 from baccarat_site.accounts import selectors, services
@@ -33,7 +33,7 @@ from baccarat_site.accounts.forms import (
     SignupForm,
 )
 from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, limit_label, play_limits_set, play_limits_state
-from baccarat_site.accounts.models import PLAY_LIMIT_KINDS
+from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, Restriction
 from baccarat_site.errors import DomainError
 from baccarat_site.money import display
 from wallets import selectors as wallet_selectors
@@ -148,7 +148,89 @@ def profile(request: HttpRequest, limits_form: LimitsForm | None = None) -> Http
             "limits_form": limits_form or LimitsForm(initial_limits=_asked_limits(state)),
             "limit_rows": _limit_rows(state),
             "api_token": selectors.api_token_of(user=request.user),
+            "break_choices": _break_choices(),
         },
+    )
+
+
+def _period_labels() -> dict[str, str]:
+    """The periods of a player's own stop (``accounts.services``), as the pages name them."""
+    return {
+        "24h": _("24 hours"),
+        "7d": _("7 days"),
+        "30d": _("30 days"),
+        "6w": _("6 weeks"),
+        "6m": _("6 months"),
+        "1y": _("1 year"),
+        "5y": _("5 years"),
+    }
+
+
+def _break_choices() -> list[dict[str, Any]]:
+    """The profile's "Take a break" forms: a time-out and a self-exclusion, each with its periods."""
+    labels = _period_labels()
+    return [
+        {
+            "kind": Restriction.Kind.TIME_OUT.value,
+            "title": _("Time-out"),
+            "note": _("A short break from play: you cannot sign in or bet until it ends."),
+            "button": _("Take a time-out"),
+            "periods": [(period, labels[period]) for period in services.TIME_OUT_PERIODS],
+        },
+        {
+            "kind": Restriction.Kind.SELF_EXCLUSION.value,
+            "title": _("Self-exclusion"),
+            "note": _("A long stop for when gambling is becoming a problem. Nobody can end it early."),
+            "button": _("Exclude myself"),
+            "periods": [(period, labels[period]) for period in services.SELF_EXCLUSION_PERIODS],
+        },
+    ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def take_break(request: HttpRequest) -> HttpResponse:
+    """The second step of the profile's "Take a break": ``GET ?kind=&period=`` shows when the stop would end
+    (computed here) and changes nothing; ``POST`` with ``confirm`` takes it (``services.player_self_restrict``),
+    signs the player out and sends them to the sign-in page, which says until when. A bad kind or period
+    shows why (400), and nothing changes."""
+    data = request.POST if request.method == "POST" else request.GET
+    kind, period = str(data.get("kind", "")), str(data.get("period", ""))
+    context: dict[str, Any] = {"kind": kind, "period": period}
+    try:
+        if request.method == "POST" and data.get("confirm"):
+            stop = services.player_self_restrict(user=request.user, kind=kind, period=period)
+            logout(request)
+            messages.info(
+                request, _("You have been signed out.") + " " + str(services.restriction_refusal(stop).detail)
+            )
+            return redirect("login")
+        ends_at = services.self_restriction_end(kind=kind, period=period, now=timezone.now())
+    except DomainError as error:
+        context["error"] = error.detail
+        return render(request, "accounts/take_break.html", context, status=400)
+    context.update(
+        title=_("Take a time-out") if kind == Restriction.Kind.TIME_OUT else _("Exclude myself"),
+        period_label=_period_labels()[period],
+        until=formats.date_format(ends_at, "Y-m-d H:i") + " UTC",
+    )
+    return render(request, "accounts/take_break.html", context)
+
+
+@login_required
+@require_GET
+def session_totals(request: HttpRequest) -> JsonResponse:
+    """The reality check's figures: what the player staked since signing in, the net result of the settled bets
+    and what is still in play, as the pages write amounts (``1,234.00``; the net signed)."""
+    totals = selectors.session_totals(user=request.user)
+    net = display(totals.net)
+    return JsonResponse(
+        {
+            "staked": display(totals.staked),
+            "net": net if totals.net <= 0 else "+" + net,
+            "pending": display(totals.pending),
+            "open": totals.pending > 0,
+        }
     )
 
 

@@ -124,6 +124,11 @@ if (signedIn && rack) {
     localStorage.setItem("casino.chip", String(chip));
     rack.querySelectorAll(".chip").forEach((c) => c.setAttribute("aria-checked", String(c === button)));
   });
+  // While the reality check waits for an answer, the shared rack is disabled with each table's controls.
+  document.addEventListener("casino:betting-hold", () => {
+    const held = Boolean(document.documentElement.dataset.bettingHold);
+    rack.querySelectorAll(".chip").forEach((c) => (c.disabled = held));
+  });
 }
 
 /* ── sound ─────────────────────────────────────────────────────────────── */

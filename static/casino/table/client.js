@@ -154,7 +154,14 @@ function createTable(root, config, options) {
   }
 
   function canBet() {
-    return signedIn && S.round && S.round.state === "betting" && !S.paused && root.dataset.connected === "1";
+    return (
+      signedIn &&
+      S.round &&
+      S.round.state === "betting" &&
+      !S.paused &&
+      root.dataset.connected === "1" &&
+      !document.documentElement.dataset.bettingHold // the reality check is waiting for an answer
+    );
   }
 
   function renderControls() {
@@ -756,6 +763,7 @@ function createTable(root, config, options) {
     },
   });
   live.connect();
+  document.addEventListener("casino:betting-hold", () => renderControls()); // reality-check.js
 
   return { handle, state: S, board, askMarks, live, root, config, setBalance, canBet, renderControls };
 }

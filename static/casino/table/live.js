@@ -20,6 +20,9 @@ export class Live {
     this.timer = null;
     this.order = new FrameOrder();
     setInterval(() => this.heartbeat(), PING_EVERY_MS);
+    this.leaving = false;
+    window.addEventListener("beforeunload", () => (this.leaving = true));
+    window.addEventListener("pageshow", () => (this.leaving = false)); // back from the back-forward cache
     window.addEventListener("offline", () => this.drop());
     window.addEventListener("online", () => this.reconnectNow());
     document.addEventListener("visibilitychange", () => {
@@ -56,8 +59,9 @@ export class Live {
       if (socket !== this.socket) return;
       if (event.code === CLOSE_SIGNED_OUT) {
         // The page was drawn for a session that has ended: draw it again as it now is (signed out, or still
-        // signed in after this session's own password change).
-        window.location.reload();
+        // signed in after this session's own password change). Not when the page is already going elsewhere
+        // (its own Log out or the reality check's Leave closed the socket): that navigation goes on.
+        if (!this.leaving) window.location.reload();
         return;
       }
       this.down();
