@@ -72,6 +72,7 @@ SUPERVISOR_EXTRA = {
     "accounts.view_playerlimit",
     "accounts.add_playerlimit",
     "accounts.change_playerlimit",
+    "accounts.view_playlimit",
 }
 
 

@@ -115,10 +115,16 @@ class _SelfRestrictApi(APIView):
     class InputSerializer(serializers.Serializer):
         period = serializers.CharField(max_length=8)
 
+        class Meta:
+            ref_name = "StopPeriod"
+
     class OutputSerializer(serializers.Serializer):
         kind = serializers.CharField()
         starts_at = serializers.DateTimeField()
         ends_at = serializers.DateTimeField()
+
+        class Meta:
+            ref_name = "Stop"
 
     def post(self, request: Request) -> Response:
         given = self.InputSerializer(data=request.data)

@@ -1,4 +1,9 @@
-"""A real casino for the browser: daphne + a Celery worker with beat, on the test database."""
+"""A real casino for the browser: daphne + a Celery worker with beat, on the test database.
+
+One casino serves a whole module, and its processes cache content type ids. pytest-django's flush after each test
+empties django_content_type and makes it again under new ids, so an audit entry the casino itself writes (a
+sign-up, a player's own time-out) works in a module's first test only: put such a test first, or in a module of
+its own (test_signup_persian.py)."""
 
 from __future__ import annotations
 
