@@ -13,7 +13,7 @@ from tests.tables.services.rounds_kit import Clock, drive_to_state, fast_table, 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.mark.parametrize("kind", ["wager_day", "loss_week"])
+@pytest.mark.parametrize("kind", ["wager_day", "wager_week", "wager_month", "loss_day", "loss_week", "loss_month"])
 async def test_a_frame_up_to_the_limit_is_placed_and_one_cent_past_it_gets_limit_reached(kind):
     table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
