@@ -12,6 +12,7 @@ from django.db.models import F, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from baccarat_site import money
 from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.money import display, text
@@ -102,7 +103,7 @@ def session_totals(*, user: Any) -> SessionTotals:
             pending=Sum("amount", filter=Q(round_stake__payout__isnull=True)),
         )
     )
-    zero = Decimal("0.00")
+    zero = money.ZERO
     return SessionTotals(staked=row["staked"] or zero, returned=row["returned"] or zero, pending=row["pending"] or zero)
 
 
