@@ -42,10 +42,18 @@ def say(prefix: str, line: str) -> None:
     sys.stdout.flush()
 
 
-def _pump(prefix: str, proc: subprocess.Popen[str]) -> None:
+def _pump(prefix: str, proc: subprocess.Popen[str], seen: Callable[[str], None] = lambda line: None) -> None:
     assert proc.stdout is not None
     for line in proc.stdout:
         say(prefix, line.rstrip("\n"))
+        seen(line)
+
+
+#: How each Celery component says it has started (its INFO line): the worker once it consumes, beat once it schedules.
+STARTED_LINES: dict[str, Callable[[str], bool]] = {
+    "worker": lambda line: line.rstrip().endswith(" ready."),
+    "beat": lambda line: "beat: Starting..." in line,
+}
 
 
 def ensure_services() -> list[str]:
@@ -95,11 +103,22 @@ class Supervisor:
     (1 s, 2 s, 4 s … up to ``max_pause``) while it keeps dying within a minute of its start."""
 
     def __init__(
-        self, commands: dict[str, list[str]], *, max_pause: float = 30.0, log: Callable[[str, str], None] = say
+        self,
+        commands: dict[str, list[str]],
+        *,
+        max_pause: float = 30.0,
+        log: Callable[[str, str], None] = say,
+        started_lines: dict[str, Callable[[str], bool]] | None = None,
+        env: dict[str, dict[str, str]] | None = None,
     ) -> None:
         self.commands = commands
         self.max_pause = max_pause
         self.log = log
+        self.started_lines = started_lines or {}
+        self.env = env or {}
+        #: Set once a component has printed its started line (``started_lines``); reset when it is restarted.
+        self.started: dict[str, threading.Event] = {name: threading.Event() for name in commands}
+        self.last_line_at = time.monotonic()
         self.procs: dict[str, subprocess.Popen[str]] = {}
         self.started_at: dict[str, float] = {}
         self.pause: dict[str, float] = {}
@@ -107,9 +126,11 @@ class Supervisor:
         self.restarts: dict[str, int] = dict.fromkeys(commands, 0)
 
     def start(self, name: str) -> None:
+        self.started[name].clear()
         proc = subprocess.Popen(
             self.commands[name],
             cwd=ROOT,
+            env={**os.environ, **self.env[name]} if name in self.env else None,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -117,7 +138,13 @@ class Supervisor:
         )
         self.procs[name] = proc
         self.started_at[name] = time.monotonic()
-        threading.Thread(target=_pump, args=(name, proc), daemon=True).start()
+
+        def seen(line: str) -> None:
+            self.last_line_at = time.monotonic()
+            if self.started_lines.get(name, lambda line: False)(line):
+                self.started[name].set()
+
+        threading.Thread(target=_pump, args=(name, proc, seen), daemon=True).start()
 
     def start_all(self) -> None:
         for name in self.commands:
@@ -139,6 +166,21 @@ class Supervisor:
                 self.restarts[name] += 1
                 self.start(name)
                 self.log("run", f"{name} restarted (restart {self.restarts[name]})")
+
+    def wait_started(self, names: list[str], *, timeout: float, stopping: threading.Event) -> list[str]:
+        """Wait until each of ``names`` has printed its started line (restarting any that die meanwhile), then until
+        every component has been silent for half a second (at most 3 s more), so that the lines a start prints come
+        before whatever is said next. Returns the components that did not say they had started within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while not stopping.is_set() and time.monotonic() < deadline:
+            if all(self.started[name].is_set() for name in names):
+                break
+            self.check()
+            stopping.wait(0.1)
+        quiet_by = time.monotonic() + 3.0
+        while not stopping.is_set() and time.monotonic() < quiet_by and time.monotonic() - self.last_line_at < 0.5:
+            stopping.wait(0.1)
+        return [name for name in names if not self.started[name].is_set()]
 
     def stop(self, timeout: float = 10) -> None:
         for proc in self.procs.values():
@@ -197,6 +239,27 @@ def wait_until_answering(
             time.sleep(0.2)
 
 
+def verbose_logs() -> bool:
+    """LOG_LEVEL=DEBUG or LOG_TICKS=1: Celery's banners and a line per tick, as Celery prints them by default."""
+    ticks = os.environ.get("LOG_TICKS", "").strip().lower() in {"1", "true", "yes", "on"}
+    return ticks or os.environ.get("LOG_LEVEL", "").strip().upper() == "DEBUG"
+
+
+#: Celery's warning to a worker started as root (a container, a CI box), by the start of its message.
+ROOT_WARNING = "You're running the worker with superuser privileges"
+
+
+def worker_env() -> dict[str, str]:
+    """The worker's environment: as root, without Celery's warning against root. That warning is about a worker
+    that accepts pickle (it would run code from anyone who can write to the broker, as root); this one accepts JSON
+    only (settings.CELERY_ACCEPT_CONTENT), and `make run` is development, its Redis on loopback or a socket under
+    var/. A production worker runs as its own user (README, Deployment), where Celery still warns."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return {}
+    earlier = os.environ.get("PYTHONWARNINGS", "")
+    return {"PYTHONWARNINGS": ",".join(filter(None, [earlier, f"ignore:{ROOT_WARNING}"]))}
+
+
 def manage(*args: str) -> None:
     subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, check=True)
 
@@ -231,32 +294,33 @@ def main(argv: list[str] | None = None) -> int:
 
     var = ROOT / "var"
     var.mkdir(exist_ok=True)
+    # Quiet by default: each component's start and every warning, not Celery's banners or a line per tick
+    # (settings.LOG_TICKS, baccarat_site.celery); LOG_LEVEL=DEBUG or LOG_TICKS=1 shows everything.
+    verbose = verbose_logs()
+    level = "debug" if os.environ.get("LOG_LEVEL", "").strip().upper() == "DEBUG" else "info"
+    celery = [str(BIN / "celery"), "-A", "baccarat_site", *([] if verbose else ["--quiet"])]
     commands = {
         "web": [str(BIN / "daphne"), "-b", args.host, "-p", str(args.port), "baccarat_site.asgi:application"],
         "worker": [
-            str(BIN / "celery"),
-            "-A",
-            "baccarat_site",
+            *celery,
             "worker",
             "-l",
-            "info",
+            level,
             "--concurrency",
             "2",
             "-n",
             f"worker-{args.port}@%h",
         ],
         "beat": [
-            str(BIN / "celery"),
-            "-A",
-            "baccarat_site",
+            *celery,
             "beat",
             "-l",
-            "info",
+            level,
             "-s",
             str(var / f"celerybeat-schedule-{args.port}"),
         ],
     }
-    supervisor = Supervisor(commands)
+    supervisor = Supervisor(commands, started_lines=STARTED_LINES, env={"worker": worker_env()})
     stopping = threading.Event()
 
     def _stop(signum: int, frame: object) -> None:
@@ -271,13 +335,14 @@ def main(argv: list[str] | None = None) -> int:
     # "Ready" means the page answers, not that the processes were started: daphne takes seconds to listen.
     problem = wait_until_answering(url, lambda: supervisor.procs["web"], stopping=stopping)
     if problem is None:
+        # The worker and beat log their start too; "ready" and the logins come after them, as the last lines.
+        for name in supervisor.wait_started(["worker", "beat"], timeout=READY_TIMEOUT_SECONDS, stopping=stopping):
+            say("run", f"{name} has not said it started within {READY_TIMEOUT_SECONDS:.0f}s (its lines above say why)")
+    if problem is None and not stopping.is_set():
         say("run", f"casino ready in {time.monotonic() - t0:.1f}s at {url}")
         if load_demo:
-            say(
-                "run",
-                "players: demo1 / demo2 / demo3, password demo-pass-123"
-                " · staff (/admin/): operator, cashier, supervisor, auditor, password <name>-pass-123",
-            )
+            say("run", "players: demo1 / demo2 / demo3, password demo-pass-123")
+            say("run", "staff at /admin/: operator, cashier, supervisor, auditor, password <name>-pass-123")
         say("run", "Ctrl-C stops everything")
         while not stopping.is_set():
             supervisor.check()

@@ -8,6 +8,8 @@ embedded PostgreSQL and Redis under ``var/`` are started (baccarat_site.embedded
 from __future__ import annotations
 
 import os
+import re
+import warnings
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -287,6 +289,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
+# JSON only (Celery's default, stated because `make run` relies on it: a worker that takes no pickle runs no code
+# from the broker, which is why Celery's warning about a worker running as root is silenced there; README).
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
 CELERY_BEAT_SCHEDULE = {
     "advance-tables": {
         "task": "tables.tasks.tables_sweep",
@@ -356,6 +362,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+# WhiteNoise serves static/ through the finders; STATIC_ROOT holds files only after `manage.py collectstatic` (for a
+# CDN), so its absence is the normal case, not worth WhiteNoise's "No directory at" warning on every start.
+if not STATIC_ROOT.is_dir():
+    warnings.filterwarnings("ignore", message=f"No directory at: {re.escape(str(STATIC_ROOT))}", category=UserWarning)
 # Re-read static files on every request (development: edits show without a restart).
 WHITENOISE_AUTOREFRESH = env_bool("WHITENOISE_AUTOREFRESH", DEBUG)
 
@@ -379,6 +389,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}, "pgserver": {"level": "WARNING"}},
 }
+# Log every Celery tick at INFO (beat's "Sending due task", the worker's "Task ... received/succeeded": about 440
+# lines a minute at a 0.5 s tick)? Off in development, where `make run` should show the start and the warnings
+# (baccarat_site.celery quiets them); LOG_TICKS=1 or LOG_LEVEL=DEBUG brings them back.
+LOG_TICKS = env_bool("LOG_TICKS", not DEVELOPMENT or env_str("LOG_LEVEL", "INFO").upper() == "DEBUG")
 
 if not DEBUG:
     SESSION_COOKIE_HTTPONLY = True

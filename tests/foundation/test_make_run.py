@@ -132,3 +132,52 @@ def test_make_run_installs_only_the_runtime_requirements_and_the_checks_install_
         assert installs[-1].endswith("-r requirements-dev.txt"), (target, installs)
     fast = _make_dry_run("test-fast", venv)[-1]
     assert '-m pytest -p tests.parallel -n 2 -m "not slow and not browser"' in fast, fast
+
+
+#: What `make run` says last on a start with the demo data: nothing may follow it until Ctrl-C.
+READY_BLOCK = ("casino ready in ", "players: demo1 / demo2 / demo3", "staff at /admin/: ", "Ctrl-C stops everything")
+
+
+def quiet_start_problems(output: str) -> list[str]:
+    """What is wrong with the output of a clean `make run` up to its Ctrl-C: a warning anywhere, a component that did
+    not log its start before "ready", or anything after the ready block (Celery's ticks)."""
+    problems = [f"a warning: {line}" for line in output.splitlines() if "warn" in line.lower()]
+    lines = [line for line in output.split("[   run] stopping…")[0].splitlines() if line.strip()]
+    tail = [line.removeprefix("[   run] ") for line in lines[-len(READY_BLOCK) :]]
+    if [line[: len(start)] for line, start in zip(tail, READY_BLOCK, strict=False)] != list(READY_BLOCK):
+        problems.append(f"the last lines are not the ready block: {lines[-8:]}")
+    ready_at = next((i for i, line in enumerate(lines) if "casino ready in " in line), len(lines))
+    for prefix, started in (("[worker]", " ready."), ("[  beat]", "beat: Starting...")):
+        if not any(line.startswith(prefix) and started in line for line in lines[:ready_at]):
+            problems.append(f"{prefix} did not log its start before the ready line")
+    return problems
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_clean_start_logs_each_component_once_then_ends_with_ready_and_the_logins(tmp_path, embedded_home):
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "LOG_LEVEL", "LOG_TICKS"}}
+    env.update(BACCARAT_VAR_DIR=str(embedded_home / "var"), PYTHONUNBUFFERED="1")
+    log_path = tmp_path / "run.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "baccarat_site.run", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 240
+            while READY_BLOCK[-1] not in log_path.read_text():
+                assert proc.poll() is None, log_path.read_text()
+                assert time.monotonic() < deadline, log_path.read_text()
+                time.sleep(0.1)
+            time.sleep(6)  # a dozen ticks of beat and the worker
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+    output = log_path.read_text()
+    assert proc.returncode == 0, output
+    assert quiet_start_problems(output) == [], output
