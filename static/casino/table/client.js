@@ -181,6 +181,8 @@ function createTable(root, config, options) {
     return Object.values(board.confirmed).reduce((a, b) => a + b, 0);
   }
 
+  const MODE_NAMES = { traditional: gettext("Traditional"), no_commission: gettext("No commission") };
+
   function renderMyBets() {
     if (!signedIn) return;
     const list = $("my-bets");
@@ -200,7 +202,10 @@ function createTable(root, config, options) {
       }[bet.status];
       li.innerHTML =
         '<span class="bet-name"></span><span class="bet-amount" dir="ltr"></span><span class="bet-net" dir="ltr"></span>';
-      li.querySelector(".bet-name").textContent = (names[bet.type] || bet.type) + " · ";
+      li.dataset.mode = bet.mode || "";
+      // The mode changes only what a Banker bet pays, so it is named there (and nowhere it would be noise).
+      const mode = bet.type === "banker" && MODE_NAMES[bet.mode] ? " (" + MODE_NAMES[bet.mode] + ")" : "";
+      li.querySelector(".bet-name").textContent = (names[bet.type] || bet.type) + mode + " · ";
       const statusEl = document.createElement("span");
       statusEl.className = "bet-status";
       statusEl.textContent = status || bet.status;
