@@ -281,12 +281,12 @@ function drawRounds(list, shoe) {
     if (r.winner) result.append(span("win win-" + r.winner, winners[r.winner]));
     else result.append(gettext("Cancelled"));
     if (r.last) result.append(" ", span("cut-tag", gettext("Cut card")));
-    li.append(
-      span("round-no", fill(gettext("Round %(number)s"), { number: r.number })),
-      handCards(r, "P", player),
-      handCards(r, "B", banker),
-      result,
-    );
+    // The two hands left to right, Player first, in every language (as on the table and the round's record): the
+    // cards then read in the order they were dealt, also on a right-to-left page.
+    const deal = span("round-deal");
+    deal.dir = "ltr";
+    deal.append(handCards(r, "P", player), handCards(r, "B", banker));
+    li.append(span("round-no", fill(gettext("Round %(number)s"), { number: r.number })), deal, result);
     return li;
   });
   list.replaceChildren(...rows);
