@@ -63,9 +63,13 @@ def in_reading_order(chips) -> list[str]:
 
 
 def test_my_bets_names_the_mode_of_a_banker_bet(casino_url, browser):
-    table = make_table("Mode table", make_variant("Mode deck"), betting_seconds=90, deal_interval_ms=100)
-    user = make_user("moda", PASSWORD)
-    wallet_deposit(user=user, amount=Decimal("1000.00"), reason="test funds")
+    def setup():  # in a thread of its own: the deposit's after-commit event cannot be sent beside Playwright's loop
+        table = make_table("Mode table", make_variant("Mode deck"), betting_seconds=90, deal_interval_ms=100)
+        user = make_user("moda", PASSWORD)
+        wallet_deposit(user=user, amount=Decimal("1000.00"), reason="test funds")
+        return table, user
+
+    table, user = in_own_thread(setup)
     deadline = time.monotonic() + 60
     while not (round_ := Round.objects.filter(table=table, state=Round.State.BETTING).first()):
         assert time.monotonic() < deadline, "no betting round opened"
@@ -150,6 +154,8 @@ def test_persian_fair_page_reads_cards_as_dealt_and_draws_the_lock(casino_url, b
         assert "🔒" not in sealed.inner_text()
         assert sealed.evaluate("e => getComputedStyle(e, '::before').content") in {"none", "normal"}
         page.screenshot(path=f"/tmp/quiet-fair-fa-{size[0]}.png", full_page=True)
+        sealed.screenshot(path=f"/tmp/quiet-fair-lock-{size[0]}.png")
+        article.locator("ol.rounds").screenshot(path=f"/tmp/quiet-fair-rounds-{size[0]}.png")
     finally:
         context.close()
 
