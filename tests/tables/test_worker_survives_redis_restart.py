@@ -29,7 +29,8 @@ def test_the_worker_survives_three_redis_restarts_and_keeps_running_tasks(tmp_pa
         make_table(f"Restart {number}", make_variant(f"Restart {number} rules"), betting_seconds=2, deal_interval_ms=50)
     port = processes.free_port()
     redis_proc = processes.start_redis(port, tmp_path)
-    env = processes.process_env(REDIS_URL=f"redis://127.0.0.1:{port}/0", TICK_SECONDS="0.2")
+    # LOG_TICKS: the worker's "Task ... succeeded" lines, which development leaves out, are what is counted here.
+    env = processes.process_env(REDIS_URL=f"redis://127.0.0.1:{port}/0", TICK_SECONDS="0.2", LOG_TICKS="1")
     log = tmp_path / "worker.log"
     # As `make run` and production start it (gossip, mingle and heartbeats on), with beat embedded.
     command = [str(processes.BIN / "celery"), "-A", "baccarat_site", "worker", "-l", "info", "-n", "restart@%h"]
