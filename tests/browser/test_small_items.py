@@ -62,8 +62,8 @@ def in_reading_order(chips) -> list[str]:
 # ── My bets: the mode of a Banker bet ─────────────────────────────────────────
 
 
-def test_my_bets_names_the_mode_of_a_banker_bet(casino_url, browser):
-    def setup():  # in a thread of its own: the deposit's after-commit event cannot be sent beside Playwright's loop
+def test_my_bets_names_the_mode_of_a_banker_bet(casino_url, browser, casino_layer):
+    def setup():  # in a thread of its own: an after-commit event cannot be sent beside Playwright's loop
         table = make_table("Mode table", make_variant("Mode deck"), betting_seconds=90, deal_interval_ms=100)
         user = make_user("moda", PASSWORD)
         wallet_deposit(user=user, amount=Decimal("1000.00"), reason="test funds")
