@@ -13,8 +13,9 @@ app = Celery("baccarat_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-#: The loggers that write a line for every tick: the worker's "Task ... received" and "Task ... succeeded".
-TICK_LOGGERS = ("celery.worker.strategy", "celery.app.trace")
+#: The loggers that write a line for every tick at INFO: the worker's "Task ... received" and "Task ... succeeded", and
+#: "Discarding revoked task" for each tick that expired unrun (a worker that started late, or fell behind).
+TICK_LOGGERS = ("celery.worker.strategy", "celery.app.trace", "celery.worker.request")
 
 
 class NoTickFilter(logging.Filter):
