@@ -12,7 +12,8 @@ from decimal import Decimal
 import pytest
 from playwright.sync_api import expect
 
-from tables.models import Bet, BetPlacement, Round
+from tables import engine
+from tables.models import Bet, BetPlacement, Round, Shoe, Table
 from tables.services import controls
 from tests.browser.helpers import PASSWORD, in_own_thread, log_in
 from tests.factories import make_table, make_user, make_variant
@@ -170,10 +171,40 @@ def test_a_cancel_says_so_with_the_refund_into_the_next_round(casino_url, page, 
     assert wallet_balance(user=player)["balance"] == START
 
 
+def banker_wins_twice(table) -> None:
+    """Give ``table`` (paused, no shoe yet) a shoe whose first two rounds Banker wins, then open it: a score
+    written Player first ("Banker wins 4 – 6") then reads as if Banker lost."""
+    variant = table.variant
+    while True:
+        seed = engine.new_server_seed()
+        state = engine.new_shoe(variant.decks, seed_hex=seed, cut_range=(variant.cut_min, variant.cut_max))
+        probe = engine.ShoeState.from_dict(state.to_dict())
+        if [probe.deal_round().winner for _ in range(2)] == ["banker", "banker"]:
+            break
+    Shoe.objects.create(
+        table=table,
+        number=1,
+        state=state.to_dict(),
+        server_seed=seed,
+        commitment=engine.commitment(seed),
+        burn_card=str(state.burn_card),
+        burn_count=state.burn_count,
+    )
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.OPEN, next_action_at=None)
+
+
 def test_scores_are_written_winner_first_on_the_stage_and_in_the_away_notice(casino_url, page, player, console_errors):
     console_errors.allow(r"ERR_INTERNET_DISCONNECTED")  # the socket's reconnection attempts while offline
     log_in(page, casino_url, "dora")
-    table = table_of("Away table", betting_seconds=3)
+    table = make_table(
+        "Away table",
+        make_variant("Away rules"),
+        status=Table.Status.PAUSED,
+        betting_seconds=3,
+        deal_interval_ms=100,
+        result_seconds=2,
+    )
+    banker_wins_twice(table)
     open_table(page, casino_url, table)
     first = wait_for_betting(page, min_left=0)
     page.wait_for_function(
