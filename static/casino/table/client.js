@@ -527,7 +527,7 @@ function createTable(root, config, options) {
       // chips are not offered again as "not placed".
       S.batch = null;
       board.clear();
-      notice(gettext("Betting closed before the server answered your last Confirm: My bets shows what was placed."), "warn");
+      notice(gettext("Betting closed before the server answered your last Confirm: see “My bets this round” for what was placed."), "warn");
       live.send({ type: "snapshot" });
       return;
     }
