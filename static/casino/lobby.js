@@ -54,7 +54,13 @@ function drawRound(el, round) {
   setText(field(el, "state"), stateText(round));
   const score = field(el, "score");
   const shown = round && round.winner && (round.state === "result" || round.state === "settled");
-  const html = shown ? `<span class="score-p">${Number(round.player_total)}</span> : <span class="score-b">${Number(round.banker_total)}</span>` : "";
+  // Winner first, next to "Banker wins": "6 : 4" never reads as a Banker loss (each number keeps its hand's colour).
+  let html = "";
+  if (shown) {
+    const p = `<span class="score-p">${Number(round.player_total)}</span>`;
+    const b = `<span class="score-b">${Number(round.banker_total)}</span>`;
+    html = round.winner === "banker" ? `${b} : ${p}` : `${p} : ${b}`;
+  }
   if (score.innerHTML !== html) score.innerHTML = html;
   field(el, "state-box").dataset.winner = shown ? round.winner : "";
   tickTile(el, round);

@@ -214,6 +214,54 @@ def round_limits(round_: Round) -> dict[str, Any]:
     }
 
 
+def round_paytable(round_: Round) -> dict[str, Any]:
+    """The paytable a round opened with (its terms), as ``round.opened`` and the snapshot carry it:
+    ``paytable`` (the odds, as stored), ``pays`` (``{bet: {traditional, no_commission}}``: the label each spot shows,
+    written by the engine's ``payout_labels``, the same words as the page's first render) and ``bonus_margins`` (the
+    non-natural winning margins a Bonus bet pays for). A round opened before rounds kept terms: the variant's now."""
+    from tables.engine import Paytable, payout_labels
+
+    raw = (round_.terms or {}).get("paytable") or round_.table.variant.paytable_dict()
+    paytable = Paytable.from_dict(raw)
+    return {
+        "paytable": raw,
+        "pays": payout_labels(paytable),
+        "bonus_margins": [margin for margin, _odds in paytable.bonus_margins],
+    }
+
+
+#: Why a round was cancelled or paused, as players are told it (``cause``): a code, never the operator's words.
+#: ``operator``: an operator cancelled the round; ``paused``: an operator paused the table; ``fault``: a fault
+#: stopped the table.
+ROUND_CAUSES = ("operator", "paused", "fault")
+
+
+def round_cause(round_: Round) -> str | None:
+    """The ``cause`` code of a cancelled or paused round, read from the audit trail (the last pause or cancel that
+    named it: ``tables.services.controls``); None for any other round, or when nothing was recorded."""
+    if round_.state not in (Round.State.CANCELLED, Round.State.PAUSED):
+        return None
+    from auditlog.models import LogEntry
+    from django.contrib.contenttypes.models import ContentType
+    from django.db.models import Q
+
+    entries = LogEntry.objects.filter(
+        Q(content_type=ContentType.objects.get_for_model(Round), object_id=round_.pk)
+        | Q(
+            content_type=ContentType.objects.get_for_model(Table),
+            object_id=round_.table_id,
+            additional_data__round_id=round_.pk,
+        ),
+        additional_data__action__in=["round.cancel", "table.pause"],
+    ).order_by("-timestamp", "-id")
+    data = entries.values_list("additional_data", flat=True).first()
+    if not isinstance(data, dict):
+        return None
+    if data.get("via") == "fault":
+        return "fault"
+    return "operator" if data.get("action") == "round.cancel" else "paused"
+
+
 def round_detail(round_: Round) -> dict[str, Any]:
     """A round as the snapshot and the table detail show it."""
     return {
@@ -234,8 +282,10 @@ def round_detail(round_: Round) -> dict[str, Any]:
         "is_last_of_shoe": round_.is_last_of_shoe,
         "paused_from": round_.paused_from or None,
         "reason": round_public_reason(round_),
+        "cause": round_cause(round_),
         "bet_types": round_bet_types(round_),
         "limits": round_limits(round_),
+        **round_paytable(round_),
     }
 
 

@@ -71,7 +71,7 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
     if round_ is not None and round_.state in BEFORE_DEALING:
         try:
             with transaction.atomic():
-                settlement.round_refund(round_id=round_.pk, reason=reason)
+                settlement.round_refund(round_id=round_.pk, reason=reason, cause="fault" if fault else "paused")
             outcome = Round.State.CANCELLED
         except Exception:  # refund failed: hold the round for the operator instead of losing it
             logger.exception("round %s: cancel failed while pausing; pausing the round instead", round_.pk)
@@ -102,6 +102,7 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
             "reason": public_reason("paused"),  # the operator's (or the fault's) own words stay internal
             "by": "fault" if fault else "operator",
             "round_id": round_.pk if round_ is not None else None,
+            "round_number": round_.number if round_ is not None else None,
             "round_state": outcome,
         },
     )
@@ -173,7 +174,7 @@ def round_cancel(*, round_id: int, reason: str, actor: Any = None) -> int:
             f"Round {round_.pk} is {round_.state}: only a round that has not started dealing, or a paused one, "
             "can be cancelled. Pause the table first."
         )
-    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200])
+    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200], cause="operator")
     audit(
         actor=actor,
         action="round.cancel",

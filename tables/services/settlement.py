@@ -135,7 +135,7 @@ def round_settle(*, round_id: int) -> int:
 
 
 @transaction.atomic
-def round_refund(*, round_id: int, reason: str) -> int:
+def round_refund(*, round_id: int, reason: str, cause: str = "operator") -> int:
     """Cancel a live round and refund every open stake exactly once; return how many bets were refunded.
 
     The money half of cancelling a round (``tables.services.controls.round_cancel`` is the operator's
@@ -159,7 +159,8 @@ def round_refund(*, round_id: int, reason: str) -> int:
     # Players are told a fixed public message; the operator's (or a fault's) reason stays on the round (internal).
     with translation.override("en"):
         public = str(ROUND_NOTICES["cancelled"])
-    events.table_event(table_id, {"type": "round.cancelled", "round_id": round_id, "reason": public})
+    # ``cause`` (tables.selectors.tables.ROUND_CAUSES): who or what stopped it, as a code players are told.
+    events.table_event(table_id, {"type": "round.cancelled", "round_id": round_id, "reason": public, "cause": cause})
     return settlement.bets
 
 

@@ -56,6 +56,7 @@ from tables.selectors.tables import (
     previous_shoe_info,
     round_bet_types,
     round_limits,
+    round_paytable,
     shoe_roads,
 )
 from tables.services import risk, settlement
@@ -189,6 +190,8 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
             "server_time": iso(now),
             "bet_types": round_bet_types(round_),
             "limits": round_limits(round_),
+            # The round's own paytable (its terms): the spots' labels for this round, whatever the variant says now.
+            **round_paytable(round_),
         },
     )
     return round_

@@ -273,20 +273,33 @@ export class Board {
     for (const spot of this.config.spots) {
       const limit = limits.per_type[spot.type];
       spot.offered = Boolean(limit);
-      if (!limit) continue;
+      const label = this.buttons[spot.type] && this.buttons[spot.type].querySelector(".limits");
+      if (!limit) {
+        if (label) setText(label, gettext("Not offered"));
+        continue;
+      }
       spot.min = limit.min;
       // With a difference limit, that difference is the most Player or Banker can take alone.
       spot.max = pb !== null && (spot.type === "player" || spot.type === "banker") ? pb : limit.max;
-      const label = this.buttons[spot.type] && this.buttons[spot.type].querySelector(".limits");
       if (label) setText(label, formatMoney(spot.min) + " – " + formatMoney(spot.max));
     }
+  }
+
+  /** The round's own paytable (round.opened, snapshot): `pays` is `{type: {traditional, no_commission}}`, the
+   * labels the server wrote from the odds this round pays (tables.engine.payout_labels); `bonusMargins` the
+   * margins a Bonus bet pays for. A page open across an operator's change thus never shows the old odds. */
+  setPays(pays, bonusMargins) {
+    if (bonusMargins) this.config.bonus_margins = bonusMargins;
+    if (!pays) return;
+    for (const spot of this.config.spots) if (pays[spot.type]) spot.pays = pays[spot.type];
+    this.setMode(this.mode);
   }
 
   setMode(mode) {
     this.mode = mode;
     for (const spot of this.config.spots) {
       const el = this.root.querySelector(`[data-pays-for="${spot.type}"]`);
-      if (el) el.textContent = spot.pays[mode];
+      if (el) setText(el, spot.pays[mode]);
     }
   }
 

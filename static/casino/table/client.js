@@ -65,6 +65,12 @@ function createTable(root, config, options) {
     myBets: [], // this round's confirmed bets, as the server sent them
     settled: new Set(), // rounds whose personal settlement was shown
     unplaced: null, // pending chips that missed the close, put back when the next round opens
+    // What stopped play, kept on screen for as long as it matters (renderStop): {kind: "cancelled" | "paused" |
+    // "table", cause: "operator" | "paused" | "fault" | null, roundId, number, mine: cents of the player's bets on it}
+    stop: null,
+    // The pending batch's Idempotency-Key: one per batch (round, mode, stakes), kept across retries until a
+    // definitive answer, so a retry after a lost answer never places the bets twice. {key, fingerprint, doubt}
+    batch: null,
   };
 
   /* ── small pieces ───────────────────────────────────────────────────────── */
@@ -79,6 +85,7 @@ function createTable(root, config, options) {
     const el = $("notice");
     el.textContent = text || "";
     el.className = "notice " + kind;
+    delete el.dataset.stop;
   }
 
   /** A refusal in the player's words: the server's (docs/api.md, errors) or the board's own, same shape. */
@@ -168,13 +175,19 @@ function createTable(root, config, options) {
     if (!signedIn) return;
     const open = canBet();
     const pending = board.hasPending();
+    const held = open && inDoubt(); // a batch awaiting its answer: only Confirm (the retry) may touch it
     setText($("stake-total"), formatMoney((board.pendingTotal() + sumConfirmed()) / 100));
-    setDisabled($("undo"), !open || !pending);
-    setDisabled($("clear"), !open || !pending);
-    setDisabled($("repeat"), !open || !board.lastBets.length);
-    setDisabled($("double"), !open || !(board.lastBets.length || pending || sumConfirmed()));
+    setDisabled($("undo"), !open || !pending || held);
+    setDisabled($("clear"), !open || !pending || held);
+    setDisabled($("repeat"), !open || !board.lastBets.length || held);
+    setDisabled($("double"), !open || !(board.lastBets.length || pending || sumConfirmed()) || held);
     setDisabled($("confirm"), !open || !pending || confirming);
-    $("chips").querySelectorAll(".chip").forEach((chip) => setDisabled(chip, !open));
+    $("chips").querySelectorAll(".chip").forEach((chip) => setDisabled(chip, !open || held));
+  }
+
+  /** Was the pending batch sent without an answer saying whether it was placed? */
+  function inDoubt() {
+    return Boolean(S.batch && S.batch.doubt);
   }
 
   function sumConfirmed() {
@@ -241,6 +254,12 @@ function createTable(root, config, options) {
     return { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: gettext("Tie") }[winner];
   }
 
+  /** A round's score, winner first ("Banker wins 6 – 4"): the higher total is always the winner's (a tie: equal). */
+  function scoreText(round) {
+    const [high, low] = [round.player_total, round.banker_total].sort((a, b) => b - a);
+    return fill(gettext("%(winner)s %(high)s – %(low)s"), { winner: winnerText(round.winner), high, low });
+  }
+
   function clearStage() {
     for (const hand of ["player", "banker"]) {
       $(hand + "-cards").innerHTML = "";
@@ -250,6 +269,7 @@ function createTable(root, config, options) {
     const result = $("result");
     result.hidden = true;
     delete result.dataset.winner;
+    $("result-text").textContent = ""; // a refund shown later must never sit next to an earlier round's winner
     $("result-net").textContent = "";
     $("result-net").className = "net";
     $("badges").innerHTML = "";
@@ -272,12 +292,7 @@ function createTable(root, config, options) {
   function showResult(round) {
     const result = $("result");
     result.dataset.winner = round.winner;
-    const [high, low] = [round.player_total, round.banker_total].sort((a, b) => b - a);
-    $("result-text").textContent = fill(gettext("%(winner)s %(high)s – %(low)s"), {
-      winner: winnerText(round.winner),
-      high,
-      low,
-    });
+    $("result-text").textContent = scoreText(round);
     $("player-total").textContent = round.player_total;
     $("banker-total").textContent = round.banker_total;
     for (const hand of ["player", "banker"]) $(hand + "-hand").classList.toggle("winner", round.winner === hand || round.winner === "tie");
@@ -398,6 +413,7 @@ function createTable(root, config, options) {
     root.dataset.roundId = round.id;
     if (!same) clearStage();
     board.setLimits(round.limits);
+    board.setPays(round.pays, round.bonus_margins);
     for (const entry of S.round.cards) showCard(entry, false);
     renderRoundLabel(round.number);
     setRoundState(round.state === "paused" ? round.paused_from : round.state);
@@ -414,6 +430,8 @@ function createTable(root, config, options) {
     board.setTotals(null);
     clearStage();
     board.setLimits(frame.limits);
+    board.setPays(frame.pays, frame.bonus_margins);
+    S.batch = null;
     S.round = {
       id: frame.round_id,
       number: frame.number,
@@ -426,15 +444,98 @@ function createTable(root, config, options) {
     root.dataset.roundId = frame.round_id;
     renderRoundLabel(frame.number);
     setRoundState("betting");
-    notice("");
+    // A round cancelled on an open table is followed at once by the next: its notice stays until this one closes.
+    if (S.stop && S.stop.kind === "cancelled" && !S.paused) {
+      S.stop.until = frame.round_id;
+      renderStop();
+    } else {
+      S.stop = null;
+      notice("");
+    }
     restoreUnplaced();
     play("open");
     announce(gettext("Place your bets"));
   }
 
+  /* ── pause and cancel: what happened, to the player's own bets, and why ─────── */
+
+  /** The player's stakes on round `roundId` in cents (all of them: a cancel refunds every one), or null when the
+   * page no longer holds that round's bets. */
+  function stakesOn(roundId) {
+    if (!signedIn || !S.round || S.round.id !== roundId) return null;
+    return S.myBets.reduce((a, b) => a + cents(b.amount), 0);
+  }
+
+  /** Remember what stopped play (a frame or a snapshot) and say it. */
+  function stopped(kind, cause, round) {
+    const mine = round ? stakesOn(round.id) : null;
+    S.stop = { kind, cause: cause || null, roundId: round ? round.id : null, number: round ? round.number : null, mine };
+    renderStop();
+  }
+
+  /** The stop notice: who or what stopped play, what happened to the round and to the player's bets. It stays
+   * until play resumes (a pause) or the next round closes (a cancel on an open table). */
+  function renderStop() {
+    const st = S.stop;
+    if (!st) return;
+    if (st.roundId !== null) {
+      const now = stakesOn(st.roundId);
+      if (now !== null) st.mine = now;
+    }
+    const parts = [];
+    if (S.paused) {
+      parts.push(
+        st.cause === "fault"
+          ? gettext("The table was paused because of a technical fault.")
+          : st.cause === "paused" || st.cause === "operator"
+            ? gettext("The table was paused by the operator.")
+            : gettext("The table is paused."),
+      );
+    }
+    const number = { number: st.number };
+    if (st.kind === "cancelled") {
+      parts.push(
+        {
+          operator: fill(gettext("Round %(number)s was cancelled by the operator."), number),
+          paused: fill(gettext("Round %(number)s was cancelled because the table was paused before the cards were dealt."), number),
+          fault: fill(gettext("Round %(number)s was cancelled because of a technical fault."), number),
+        }[st.cause] || fill(gettext("Round %(number)s was cancelled."), number),
+      );
+      if (signedIn && st.mine !== null) {
+        parts.push(
+          st.mine > 0
+            ? fill(gettext("Your bets on it were refunded: %(amount)s."), { amount: formatMoney(st.mine / 100) })
+            : gettext("You had no bets on it."),
+        );
+      }
+    } else if (st.kind === "paused") {
+      parts.push(
+        fill(gettext("Round %(number)s is paused while being dealt: its bets stay in play and are settled when it resumes, or refunded if it is cancelled."), number),
+      );
+      if (signedIn && st.mine) parts.push(fill(gettext("Your bets on it: %(amount)s."), { amount: formatMoney(st.mine / 100) }));
+    }
+    notice(parts.join(" "), "warn");
+    $("notice").dataset.stop = st.kind;
+  }
+
+  /** Clear what stopped play from the notice (and only that: a later message stays). */
+  function endStop() {
+    if (S.stop && $("notice").dataset.stop) notice("");
+    S.stop = null;
+  }
+
   /** The close policy: pending chips are never placed by themselves; they wait, visibly, for the next round. */
   function keepUnplaced() {
     if (!board.hasPending()) return;
+    if (inDoubt()) {
+      // Betting closed before an answer: whether the batch was placed is the server's to say (My bets), so its
+      // chips are not offered again as "not placed".
+      S.batch = null;
+      board.clear();
+      notice(gettext("Betting closed before the server answered your last Confirm: see “My bets this round” for what was placed."), "warn");
+      live.send({ type: "snapshot" });
+      return;
+    }
     S.unplaced = Object.entries(board.pending()).map(([type, c]) => ({ type, cents: c }));
     const total = S.unplaced.reduce((a, b) => a + b.cents, 0);
     board.clear();
@@ -494,11 +595,9 @@ function createTable(root, config, options) {
     }
     if (away && snap.last_round && snap.last_round.id === away.id && snap.last_round.winner) {
       const last = snap.last_round;
-      let text = fill(gettext("While you were away, round %(number)s ended: %(winner)s %(player)s – %(banker)s."), {
+      let text = fill(gettext("While you were away, round %(number)s ended: %(result)s."), {
         number: last.number,
-        winner: winnerText(last.winner),
-        player: last.player_total,
-        banker: last.banker_total,
+        result: scoreText(last),
       });
       const mine = (snap.my_last_bets || []).filter((b) => b.payout !== null && b.payout !== undefined);
       if (mine.length) {
@@ -511,6 +610,15 @@ function createTable(root, config, options) {
       }
       notice(text, "warn");
       $("notice").dataset.away = String(last.id);
+    }
+    if (round && (round.state === "cancelled" || round.state === "paused" || S.paused)) {
+      const kind = round.state === "cancelled" || round.state === "paused" ? round.state : "table";
+      if (kind === "table" && ["settled", "cancelled"].includes(round.state)) clearStage();
+      const known = S.stop && S.stop.roundId === (kind === "table" ? null : round.id) && S.stop.kind === kind;
+      if (known) renderStop(); // the frame's cause stands; the snapshot brings the bets as recorded
+      else if (kind !== "table" || S.paused) stopped(kind, round.cause, kind === "table" ? null : round);
+    } else if (S.stop && !S.stop.until) {
+      endStop();
     }
     if (S.paused) setPhase("paused");
     if (S.tableClosed && (!round || round.state === "settled" || round.state === "cancelled")) setPhase("table_closed");
@@ -532,6 +640,7 @@ function createTable(root, config, options) {
       keepUnplaced();
       setRoundState("closed");
       if ($("notice").className.includes("ok")) notice("");
+      if (S.stop && S.stop.until === frame.round_id) endStop();
       play("close");
       announce(gettext("No more bets"));
     },
@@ -575,19 +684,33 @@ function createTable(root, config, options) {
     "round.cancelled": (frame) => {
       if (!S.round || frame.round_id !== S.round.id) return;
       keepUnplaced();
+      clearStage(); // a voided round's cards and any earlier result leave the stage
       setRoundState("cancelled");
-      notice(gettext("The round was cancelled and every bet on it refunded."), "warn");
-      live.send({ type: "snapshot" });
+      stopped("cancelled", frame.cause, S.round);
+      live.send({ type: "snapshot" }); // the refunds as the server recorded them (my_bets, balance)
     },
-    "table.paused": () => {
+    "table.paused": (frame) => {
       S.paused = true;
       keepUnplaced();
+      const cause = frame.by === "fault" ? "fault" : "paused";
+      const live_ = S.round && frame.round_id === S.round.id;
+      if (live_ && frame.round_state === "paused") {
+        stopped("paused", cause, S.round);
+      } else if (live_ && frame.round_state === "cancelled") {
+        if (!S.stop || S.stop.roundId !== S.round.id) stopped("cancelled", cause, S.round);
+        else Object.assign(S.stop, { cause });
+      } else {
+        // Between rounds: the last round's result is history, not what the table shows now.
+        if (!S.round || ["settled", "cancelled"].includes(S.round.state)) clearStage();
+        stopped("table", cause, null);
+      }
       if (S.round) setRoundState(S.round.state);
       setPhase("paused");
-      notice(gettext("The table is paused. Confirmed bets stay valid; play resumes shortly."), "warn");
+      renderStop();
     },
     "table.resumed": () => {
       S.paused = false;
+      S.stop = null;
       notice(gettext("The table has resumed."), "ok");
       live.send({ type: "snapshot" });
     },
@@ -654,24 +777,35 @@ function createTable(root, config, options) {
     }
     confirming = true;
     renderControls();
-    const mode = currentMode();
     const roundId = S.round.id;
+    // One key per pending batch: a retry of the same batch (after a lost answer) sends the same request with the
+    // same key, and the server answers it with the first answer instead of placing the bets again (docs/api.md,
+    // Idempotency). A batch in doubt is resent exactly as it was, even if the mode switch moved since.
+    const body = inDoubt() && S.batch.roundId === roundId ? S.batch.body : { mode: currentMode(), bets: board.pendingBets() };
+    const fingerprint = JSON.stringify([roundId, body]);
+    if (!S.batch || S.batch.fingerprint !== fingerprint) {
+      S.batch = { key: window.Casino.uuid(), fingerprint, body, roundId, doubt: false };
+    }
+    const batch = S.batch;
     let response;
     try {
-      response = await window.Casino.api(
-        "POST",
-        "/api/rounds/" + roundId + "/bets/",
-        { mode, bets: board.pendingBets() },
-        { "Idempotency-Key": window.Casino.uuid() },
-      );
+      response = await window.Casino.api("POST", "/api/rounds/" + roundId + "/bets/", body, { "Idempotency-Key": batch.key });
     } catch (error) {
-      response = { ok: false, data: { code: "network" } };
+      response = { ok: false, status: 0, data: { code: "network" } };
     }
     confirming = false;
+    // No answer, a server error or an answer that is not the API's: the bets may or may not be placed. The batch
+    // and its key stay (the chips cannot change) until an answer says which.
+    const unsure = !response.ok && (!response.status || response.status >= 500 || response.data.code === "bad_response");
+    if (S.batch === batch) {
+      batch.doubt = unsure;
+      if (!unsure) S.batch = null;
+    }
     if (!response.ok) {
       const data = response.data;
-      if (data.code === "network") notice(gettext("No connection: the bets were not placed. Try again."), "error");
-      else {
+      if (unsure) {
+        notice(gettext("No answer from the server: your bets may not have been placed. Press Confirm again; they are never placed twice."), "error");
+      } else {
         const type = data.bet_type && board.buttons[data.bet_type] ? data.bet_type : Object.keys(pending)[0];
         // A personal maximum changed since the last snapshot: the refusal says what it is now.
         if (board.isPersonal(data)) renderPersonalLimits({ max_stake: data.limit });
@@ -681,9 +815,11 @@ function createTable(root, config, options) {
       renderControls();
       return;
     }
-    board.confirm(response.data.bets);
+    // A retry's answer repeats the first one: bets a snapshot already brought are not counted twice.
+    const fresh = response.data.bets.filter((bet) => !S.myBets.some((b) => b.id === bet.id));
+    board.confirm(S.round && S.round.id === roundId ? fresh : []);
     if (S.round && S.round.id === roundId) {
-      S.myBets = S.myBets.concat(response.data.bets);
+      S.myBets = S.myBets.concat(fresh);
       renderMyBets();
     }
     setBalance(response.data.balance);
@@ -713,6 +849,10 @@ function createTable(root, config, options) {
     if (find("chips")) board.drawRack($("chips"));
     $("board").addEventListener("click", (event) => {
       const spot = event.target.closest(".spot");
+      if (spot && inDoubt()) {
+        notice(gettext("Your last Confirm is still unanswered: press Confirm again before adding chips."), "error");
+        return;
+      }
       if (spot && !spot.disabled && canBet() && board.add(spot.dataset.type)) play("chip");
     });
     $("undo").addEventListener("click", () => board.undo());

@@ -504,6 +504,7 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
         "type": "round.cancelled",
         "round_id": round_.pk,
         "reason": "The round was cancelled and every bet on it refunded.",
+        "cause": "paused",  # the operator paused the table before the deal: a code, never their words
     }
     assert (by_type["table.paused"]["reason"], by_type["table.paused"]["notice"]) == ("Paused", "paused")
     assert by_type["table.paused"]["round_state"] == "cancelled"

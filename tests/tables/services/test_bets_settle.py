@@ -195,6 +195,7 @@ def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player
                 "type": "round.cancelled",
                 "round_id": betting_round.pk,
                 "reason": "The round was cancelled and every bet on it refunded.",
+                "cause": "operator",  # who or what stopped it, as a code (round_refund's default: an operator cancel)
             },
         )
     ]
