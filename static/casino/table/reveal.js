@@ -71,7 +71,7 @@ export class Reveal {
     this.pending.push(card);
     const plan = schedule(this.interval, last);
     el.style.setProperty("--turn-ms", plan.turn + "ms");
-    if (last && this.squeezeOn) this.offerSqueeze(card, plan);
+    if (last && this.squeezeOn) this.offerSqueeze(card);
     // Drawn face-down in a frame of its own, turned in a later one (the transition needs a face-down start).
     card.timers.push(setTimeout(() => this.turn(card, plan.turn), Math.max(plan.hold, 32)));
   }
@@ -134,7 +134,7 @@ export class Reveal {
 
   /* ── the squeeze: drag or hold to peel; let go early and it falls back; peeled past half, it turns ── */
 
-  offerSqueeze(card, plan) {
+  offerSqueeze(card) {
     const el = card.el;
     // the peel: the face, uncovered from the bottom edge as far as --peel says, and the lifted edge's shadow
     const peel = document.createElement("div");
@@ -201,7 +201,6 @@ export class Reveal {
         this.turnNow(card);
       }
     });
-    void plan;
   }
 
   /** The player peeled it: it turns at once (a short turn from where the peel left it). */
