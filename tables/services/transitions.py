@@ -184,6 +184,8 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
             "round_id": round_.pk,
             "number": round_.number,
             "shoe_number": shoe.number,
+            # The pace of this round's deal, so a page times its card reveal to it (docs/table-client.md).
+            "deal_interval_ms": table.deal_interval_ms,
             "opens_at": iso(round_.opens_at),
             "closes_at": iso(round_.closes_at),
             "betting_seconds": table.betting_seconds,
@@ -298,6 +300,8 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
             "hand": hand,
             "card": str(card),
             "position": position,
+            # The round's last card (the third-card rule needs no more): the one a player may squeeze.
+            "last": position == len(order),
             "totals": totals,
             "player_total": totals["player"],
             "banker_total": totals["banker"],

@@ -1,7 +1,10 @@
 /* Playing cards drawn as inline SVG (face and back), with a CSS 3D flip. Styles: cards-roads.css.
  *
  * cardElement("TD") → <div class="card" data-card="TD" role="img" aria-label="10♦"> face-down;
- * flip(el) turns it face-up once it has been drawn face-down (class "flipped"). Codes: rank A23456789TJQK + suit SHDC.
+ * cardElement("TD", { hidden: "Face-down card" }) names it "Face-down card" until reveal.js turns it (the name
+ * "10♦" waits in data-face), so a screen reader does not hear the card before it has turned.
+ * flip(el) turns it face-up once it has been drawn face-down (class "flipped"); the table's reveal (when it turns,
+ * the squeeze) is reveal.js. Codes: rank A23456789TJQK + suit SHDC.
  */
 
 const RANKS = "A23456789TJQK";
@@ -146,12 +149,14 @@ if (typeof document !== "undefined") prepareFaces();
 let innerTemplate = null;
 
 /** A face-down card element; add class "flipped" (or call flip()) to show its face. */
-export function cardElement(code, { third = false } = {}) {
+export function cardElement(code, { third = false, hidden = "" } = {}) {
   const el = document.createElement("div");
   el.className = third ? "card third" : "card";
   el.dataset.card = code;
   el.setAttribute("role", "img");
-  el.setAttribute("aria-label", rankLabel(code) + SUIT_SYMBOL[code[1]]);
+  const face = rankLabel(code) + SUIT_SYMBOL[code[1]];
+  el.dataset.face = face;
+  el.setAttribute("aria-label", hidden || face);
   ensureFace(code);
   if (!innerTemplate) {
     const holder = document.createElement("div");

@@ -3,9 +3,10 @@
  * table's own root through `find`, never by a global id (docs/table-client.md). */
 import { cents, fill, formatMoney } from "../format.js";
 import { Board, outcomes, violations } from "./board.js";
-import { cardElement, flip } from "./cards.js";
+import { cardElement } from "./cards.js";
 import { Countdown } from "./countdown.js";
 import { Live } from "./live.js";
+import { Reveal } from "./reveal.js";
 import { askMarks, drawAsk, drawRoads, drawStats, previewAsk, shoeStats } from "./roads.js";
 import { play, setSound, soundOn } from "./sound.js";
 
@@ -232,6 +233,13 @@ function createTable(root, config, options) {
 
   /* ── the stage: phase, cards, result ───────────────────────────────────── */
 
+  /* REVEAL (reveal.js): a dealt card turns before it counts; its hand's total is written when the turn ends. */
+  const reveal = new Reveal({
+    onTurned: (entry) => setText($(entry.hand + "-total"), entry.totals[entry.hand]),
+    onTurn: () => play("card"),
+    squeezeLabel: gettext("Face-down card: drag or hold it to squeeze it open"),
+  });
+
   function setPhase(key) {
     const text = {
       betting: gettext("Place your bets"),
@@ -261,6 +269,7 @@ function createTable(root, config, options) {
   }
 
   function clearStage() {
+    reveal.reset(); // REVEAL
     for (const hand of ["player", "banker"]) {
       $(hand + "-cards").innerHTML = "";
       $(hand + "-total").textContent = "";
@@ -279,13 +288,12 @@ function createTable(root, config, options) {
   function showCard(entry, animate) {
     const container = $(entry.hand + "-cards");
     if (container.querySelector(`[data-position="${entry.position}"]`)) return false;
-    const el = cardElement(entry.card, { third: entry.position >= 5 });
+    const el = cardElement(entry.card, { third: entry.position >= 5, hidden: gettext("Face-down card") });
     el.dataset.position = entry.position;
     container.appendChild(el);
-    if (animate) flip(el);
-    else el.classList.add("flipped");
-    setText($("player-total"), entry.totals.player);
-    setText($("banker-total"), entry.totals.banker);
+    // REVEAL: the total waits for the turn (reveal.js); a snapshot's cards are face-up at once
+    if (animate) reveal.deal(el, entry, { last: Boolean(entry.last) });
+    else reveal.show(el, entry);
     return true;
   }
 
@@ -432,6 +440,7 @@ function createTable(root, config, options) {
     board.setLimits(frame.limits);
     board.setPays(frame.pays, frame.bonus_margins);
     S.batch = null;
+    reveal.setInterval(frame.deal_interval_ms); // REVEAL
     S.round = {
       id: frame.round_id,
       number: frame.number,
@@ -570,6 +579,7 @@ function createTable(root, config, options) {
     S.paused = snap.table.status === "paused";
     S.tableClosed = snap.table.status === "closed";
     setBalance(snap.balance);
+    if (snap.table) reveal.setInterval(snap.table.deal_interval_ms); // REVEAL
     renderShoe(snap.shoe);
     renderPreviousShoe(snap.previous_shoe);
     renderRoads(snap.roads);
@@ -651,16 +661,15 @@ function createTable(root, config, options) {
       if (!S.round || frame.round_id !== S.round.id) return;
       if (S.round.state === "betting") keepUnplaced();
       if (S.round.state !== "dealing") setRoundState("dealing");
-      const entry = { hand: frame.hand, card: frame.card, position: frame.position, totals: frame.totals };
-      if (showCard(entry, true)) {
-        S.round.cards.push(entry);
-        play("card");
-      }
+      const entry = { hand: frame.hand, card: frame.card, position: frame.position, totals: frame.totals, last: frame.last };
+      if (showCard(entry, true)) S.round.cards.push(entry); // REVEAL: its sound plays as it turns
       if (S.shoe) renderShoe({ cards_left: frame.cards_left });
     },
     "round.result": (frame) => {
       if (!S.round || frame.round_id !== S.round.id) return;
       for (const entry of frame.cards) if (showCard(entry, true)) S.round.cards.push(entry);
+      reveal.finish(); // REVEAL: every card has turned before the result shows (the round does not wait)
+      play("result");
       Object.assign(S.round, {
         winner: frame.winner,
         player_total: frame.player_total,

@@ -29,7 +29,8 @@ const SOUNDS = {
   chip: () => tone(1400, 0, 0.05, 0.05, "triangle"),
   open: () => [660, 880].forEach((f, i) => tone(f, i * 0.12, 0.15)),
   close: () => [880, 660, 440].forEach((f, i) => tone(f, i * 0.12, 0.18)),
-  card: () => tone(300, 0, 0.06, 0.05, "square"),
+  card: () => tone(300, 0, 0.06, 0.05, "square"), // a card turns (reveal.js)
+  result: () => [392, 587].forEach((f, i) => tone(f, i * 0.1, 0.22, 0.07)), // the result, after the last turn
   win: () => [523, 659, 784, 1047].forEach((f, i) => tone(f, i * 0.09, 0.2)),
   warn: () => tone(440, 0, 0.12, 0.06, "sawtooth"),
 };

@@ -215,6 +215,8 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
     assert parse_time(opened["closes_at"]) == round_.closes_at
     assert "server_time" in opened
     assert "banker" in opened["bet_types"]
+    # The deal's pace travels with the round: the page times its card reveal to it.
+    assert opened["deal_interval_ms"] == table.deal_interval_ms == 0
     # The round's own limits travel with it, so a page loaded before an operator's edit shows the new ones.
     assert opened["limits"]["per_type"]["tie"] == {"min": "1.00", "max": "5000.00"}
     assert opened["limits"]["pb_difference"] == "5000.00"
@@ -225,6 +227,8 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
     cards = [f for f in seen if f["type"] == "card.dealt"]
     assert [c["position"] for c in cards] == list(range(1, dealt + 1))
     assert [c["hand"] for c in cards[:4]] == ["player", "banker", "player", "banker"]
+    # Only the round's last card says so (the one a player may squeeze).
+    assert [c["last"] for c in cards] == [False] * (dealt - 1) + [True]
     # Each card keeps the shoe's "cards left" live: one fewer per card.
     lefts = [c["cards_left"] for c in cards]
     assert lefts == list(range(lefts[0], lefts[0] - len(cards), -1))
