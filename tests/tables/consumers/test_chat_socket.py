@@ -63,7 +63,8 @@ async def test_a_message_reaches_every_socket_at_the_table_and_not_another_table
         frame = await next_of(socket, "chat.message", "error")
         assert frame["type"] == "chat.message"
         assert (frame["author"], frame["text"], frame["table_id"]) == ("alice", "hello table", table.pk)
-        assert frame["time"].endswith("Z") and isinstance(frame["id"], int)
+        assert frame["time"].endswith("Z")
+        assert isinstance(frame["id"], int)
         assert "seq" not in frame  # chat is no part of the round's numbered state
     assert await elsewhere.receive_nothing(timeout=0.3)
     for socket in (alice_socket, bob_socket, watcher, elsewhere):
@@ -188,7 +189,8 @@ async def test_a_suspended_player_cannot_write():
         import json
 
         frame = json.loads(output["text"])
-        assert frame["type"] == "error" and frame["code"] in ("not_authenticated", "account_suspended"), frame
+        assert frame["type"] == "error", frame
+        assert frame["code"] in ("not_authenticated", "account_suspended"), frame
     else:
         assert output["type"] == "websocket.close"
     assert await count_messages() == 0
