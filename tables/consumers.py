@@ -86,18 +86,6 @@ def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
     return None
 
 
-def _chat_send(session: Any, user_id: int, table_id: int, text: Any) -> dict[str, Any]:
-    """A socket's chat message: its session must still sign its player in (as for a bet), then
-    ``tables.services.chat.chat_send`` decides. Returns the message's body; raises DomainError."""
-    from baccarat_site.accounts.selectors import session_user
-    from tables.services.chat import chat_send
-
-    user = session_user(session_key=getattr(session, "session_key", None))
-    if user is None or user.pk != user_id:
-        raise DomainError("Your session has ended; sign in again to chat.", code="not_authenticated", status=401)
-    return chat_send(user=user, table_id=table_id, text=text)
-
-
 try:  # daphne's WebSocket library; sends to a socket its client already closed raise this
     from autobahn.exception import Disconnected
 
@@ -352,16 +340,20 @@ class TableConsumer(GuardedJsonConsumer):
         )
 
     async def chat_send(self, content: dict[str, Any]) -> None:
-        """A player's message (tables.services.chat). Every refusal is an ``error`` frame with
+        """A player's message (tables.services.chat). Unlike a bet, the session is not read again per message: a
+        sign-out or a password change closes the socket (``session_ended``), and the service reads the account's
+        state (active, restricted, muted) from the database every time. Every refusal is an ``error`` frame with
         ``"frame": "chat.send"``, so the page shows it in the chat panel; the message itself reaches this socket
         as every other, through the table's ``chat.message``."""
+        from tables.services.chat import chat_send
+
         refusal: dict[str, Any] | None = None
         if self.user is None or self.ended:
             refusal = {"code": "not_authenticated", "detail": "Sign in to chat."}
         else:
             try:
-                await database_sync_to_async(_chat_send)(
-                    self.scope.get("session"), self.user.pk, self.table_id, content.get("text")
+                await database_sync_to_async(chat_send)(
+                    user=self.user, table_id=self.table_id, text=content.get("text")
                 )
             except DomainError as error:
                 refusal = error.as_dict()
