@@ -1,14 +1,16 @@
 """Table chat latency: a message from one player's send to every other socket at the table, next to a baseline
 measured in the same run.
 
-    .venv/bin/python bench/chat.py [--sockets 200] [--messages 50] [--senders 10] [--gap-ms 200]
+    .venv/bin/python bench/chat.py [--sockets 200] [--messages 50] [--senders 10] [--gap-ms 200] [--no-db-pool]
 
 What it does (everything on loopback; everything it starts, it stops):
 
 1. Creates a scratch database ``baccarat_bench_chat``, migrates it, makes one table (paused: no round runs, so
    nothing but the chat and the baseline's frames crosses the sockets) and ``--senders`` players, each signed in
    (a real session cookie).
-2. Starts one daphne (as ``make run`` does) with its own channel-layer prefix.
+2. Starts one daphne with its own channel-layer prefix, with ``DB_POOL=1`` as README's "Running across several
+   machines" runs the WebSocket processes (``--no-db-pool``: as ``make run`` starts it, a new database
+   connection for every message, which costs 20-30 ms a message on a loaded machine).
 3. Opens ``--sockets`` WebSockets on the table: the senders' (signed in) and the rest as signed-out watchers.
 4. **Chat**: the senders take turns sending ``chat.send`` frames, one every ``--gap-ms``; each message goes the
    whole way (the consumer, the session check, ``tables.services.chat.chat_send``: restriction, mute, rate
@@ -325,6 +327,10 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"table chat, {args.sockets} sockets at one table, one daphne, {args.messages} messages from {args.senders} players"
     )
+    print(
+        "  daphne                       : "
+        + ("DB_POOL=1 (README: the WebSocket processes)" if args.db_pool else "no pool (as make run: CONN_MAX_AGE=0)")
+    )
     print(f"  chat: send → other sockets   : {summary(chat)}")
     print(f"  baseline: table frame fan-out: {summary(base)}   (tables.events.send_now → every socket)")
     print(f"  chat p99 − baseline p99      : {p99 - base_p99:+.1f} ms (the socket hop in and the service's work)")
@@ -360,7 +366,12 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=50)
     parser.add_argument("--senders", type=int, default=10)
     parser.add_argument("--gap-ms", type=int, default=200, help="between two messages (and two baseline frames)")
-    parser.add_argument("--db-pool", action="store_true", help="daphne with DB_POOL=1 (a connection pool)")
+    parser.add_argument(
+        "--no-db-pool",
+        dest="db_pool",
+        action="store_false",
+        help="daphne without DB_POOL=1 (as make run starts it): a new database connection per message",
+    )
     return run(parser.parse_args())
 
 
