@@ -226,7 +226,8 @@ async def measure(args: argparse.Namespace, url: str, cookies: list[str], table_
     while snapshots < args.sockets and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
     print(
-        f"{len(sockets)} sockets open ({len(cookies)} signed in), snapshots {snapshots}, in {time.monotonic() - started:.1f} s"
+        f"{len(sockets)} sockets open ({len(cookies)} signed in), snapshots {snapshots}, "
+        f"in {time.monotonic() - started:.1f} s"
     )
     await asyncio.sleep(1.0)
 
@@ -325,7 +326,8 @@ def run(args: argparse.Namespace) -> int:
     p99, base_p99 = percentile(chat, 99), percentile(base, 99)
     print()
     print(
-        f"table chat, {args.sockets} sockets at one table, one daphne, {args.messages} messages from {args.senders} players"
+        f"table chat, {args.sockets} sockets at one table, one daphne, "
+        f"{args.messages} messages from {args.senders} players"
     )
     print(
         "  daphne                       : "
