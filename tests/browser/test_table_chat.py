@@ -31,7 +31,9 @@ def sit(page, base: str, table_id: int, username: str | None) -> None:
     expect(page.locator("#table")).to_have_attribute("data-connected", "1", timeout=15_000)
 
 
-def test_two_players_chat_as_text_a_delete_removes_it_and_the_hidden_panel_is_remembered(casino_url, page):
+def test_two_players_chat_as_text_a_delete_removes_it_and_the_hidden_panel_is_remembered(
+    casino_url, page, casino_layer
+):
     from tables.models import ChatMessage
     from tables.services import chat
 
