@@ -67,7 +67,7 @@ class ChatRateLimited(DomainError):
         super().__init__(f"You are sending messages too fast; wait {retry_after:.1f} s.")
         self.retry_after = round(retry_after, 3)
 
-    def as_dict(self) -> dict[str, Any]:  # type: ignore[override]
+    def as_dict(self) -> dict[str, Any]:
         return {**super().as_dict(), "retry_after": self.retry_after}
 
 
@@ -76,19 +76,19 @@ def chat_clean(text: Any) -> str:
     ``chat_too_long``)."""
     if not isinstance(text, str):
         raise ChatRefused("text must be a string.", code="invalid_request")
-    text = unicodedata.normalize("NFC", text)
-    text = "".join(
-        " " if ch in "\t\n\r\v\f" else ch for ch in text if ch in "\t\n\r\v\f" or unicodedata.category(ch) != "Cc"
+    normal = unicodedata.normalize("NFC", text)
+    kept = "".join(
+        " " if ch in "\t\n\r\v\f" else ch for ch in normal if ch in "\t\n\r\v\f" or unicodedata.category(ch) != "Cc"
     )
-    text = _SPACES.sub(" ", _BIDI_CONTROLS.sub("", text)).strip()
-    if not text:
+    cleaned: str = _SPACES.sub(" ", _BIDI_CONTROLS.sub("", kept)).strip()
+    if not cleaned:
         raise ChatRefused("The message is empty.", code="chat_empty")
-    if len(text) > settings.CHAT_MAX_CHARS:
+    if len(cleaned) > settings.CHAT_MAX_CHARS:
         raise ChatRefused(
-            f"A message is at most {settings.CHAT_MAX_CHARS} characters (this one has {len(text)}).",
+            f"A message is at most {settings.CHAT_MAX_CHARS} characters (this one has {len(cleaned)}).",
             code="chat_too_long",
         )
-    return text
+    return cleaned
 
 
 # ── the per-player rate: a sliding window in Redis ──────────────────────────
