@@ -22,7 +22,6 @@ const maxChars = Number(panel.dataset.maxChars) || 200;
 const historyMs = (Number(panel.dataset.historyMinutes) || 30) * 60 * 1000;
 const lang = document.documentElement.lang || undefined;
 const clock = new Intl.DateTimeFormat(lang, { hour: "2-digit", minute: "2-digit" });
-const t = (text) => (typeof gettext === "function" ? gettext(text) : text);
 const fill = (text, values) => text.replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
 
 let unread = 0;
@@ -55,9 +54,9 @@ function setHidden(hidden, remember) {
 }
 
 function renderToggle() {
-  if (!body.hidden) toggle.textContent = t("Hide chat");
-  else if (unread) toggle.textContent = fill(t("Show chat (%(count)s new)"), { count: unread });
-  else toggle.textContent = t("Show chat");
+  if (!body.hidden) toggle.textContent = gettext("Hide chat");
+  else if (unread) toggle.textContent = fill(gettext("Show chat (%(count)s new)"), { count: unread });
+  else toggle.textContent = gettext("Show chat");
 }
 
 toggle.addEventListener("click", () => setHidden(!body.hidden, true));
@@ -138,17 +137,17 @@ function remove(id) {
 /* ── sending ─────────────────────────────────────────────────────────────── */
 
 const REFUSALS = {
-  not_authenticated: () => t("Log in to chat."),
-  chat_empty: () => t("Write something first."),
-  chat_too_long: () => fill(t("A message is at most %(count)s characters."), { count: maxChars }),
-  chat_rate_limited: () => t("You are sending messages too fast. Wait a few seconds."),
-  chat_muted: () => t("You cannot write in the chat for now."),
-  rate_limited: () => t("You are sending messages too fast. Wait a few seconds."),
+  not_authenticated: () => gettext("Log in to chat."),
+  chat_empty: () => gettext("Write something first."),
+  chat_too_long: () => fill(gettext("A message is at most %(count)s characters."), { count: maxChars }),
+  chat_rate_limited: () => gettext("You are sending messages too fast. Wait a few seconds."),
+  chat_muted: () => gettext("You cannot write in the chat for now."),
+  rate_limited: () => gettext("You are sending messages too fast. Wait a few seconds."),
 };
 
 function refused(frame) {
   const explain = REFUSALS[frame.code];
-  errorLine.textContent = explain ? explain() : t("Your account cannot write in the chat now.");
+  errorLine.textContent = explain ? explain() : gettext("Your account cannot write in the chat now.");
   errorLine.dataset.code = frame.code || "";
   if (input && !input.value && lastSent) input.value = lastSent;
 }
@@ -170,7 +169,7 @@ if (form) {
       return;
     }
     if (!live || !live.up) {
-      errorLine.textContent = t("Not connected; try again in a moment.");
+      errorLine.textContent = gettext("Not connected; try again in a moment.");
       return;
     }
     lastSent = text;
