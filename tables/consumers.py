@@ -290,7 +290,11 @@ class TableConsumer(GuardedJsonConsumer):
         try:
             hub = TableHub.of(self)
             snapshot = dict(await hub.snapshot())
-            snapshot["chat"] = await hub.chat()
+            try:
+                snapshot["chat"] = await hub.chat()
+            except Exception:  # the chat must never keep a table from a socket
+                logger.exception("table %s: the chat history could not be read", self.table_id)
+                snapshot["chat"] = []
             if self.user is not None and not self.ended:
                 snapshot.update(await database_sync_to_async(player_snapshot)(self.user, snapshot))
         except DomainError as error:
