@@ -55,6 +55,7 @@ bench: $(STAMP)
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/engine.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/bets.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/fanout.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/chat.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/table_page.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/reveal.py
 	BENCH_RESULTS=var/bench-results.jsonl CHAOS_PLAYERS=20 CHAOS_ROUNDS=40 CHAOS_KILLS=10 $(PY) bench/chaos.py

@@ -1,7 +1,8 @@
 """Staff roles: one group per duty, each with just the permissions that duty needs (least privilege).
 
 - **Table operators** run the floor: variants and their bets, tables (pause, resume, cancel, close), rounds,
-  shoes and bets (read-only), the live floor and the tables report. They move no money.
+  shoes and bets (read-only), the live floor and the tables report, the table chat (delete a message, mute a
+  player: ``tables.moderate_chat``). They move no money.
 - **Cashiers** move money: deposits, withdrawals and adjustments (``wallets.move_money``), and read the wallets
   and the ledger. A movement over ``settings.MONEY_APPROVAL_THRESHOLD`` becomes a request that another staff
   member with ``wallets.approve_money`` must approve.
@@ -49,6 +50,9 @@ _TABLES: Grants = {
         "bet": ("view",),
         # Risk alerts on the live floor (tables.services.risk): seen and acknowledged on the floor.
         "riskalert": ("view", "acknowledge_riskalert"),
+        # Table chat (tables.services.chat): read it, delete a message, mute a player (audited).
+        "chatmessage": ("view", "moderate_chat"),
+        "chatmute": ("view",),
     },
 }
 

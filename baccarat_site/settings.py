@@ -215,6 +215,15 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 WS_MAX_SOCKETS_PER_PLAYER = env_int("WS_MAX_SOCKETS_PER_PLAYER", 10)
 WS_MAX_SOCKETS_PER_ADDRESS = env_int("WS_MAX_SOCKETS_PER_ADDRESS", 50)
 
+# Table chat (tables.services.chat): messages older than CHAT_HISTORY_MINUTES are no longer shown (history on
+# connect, the admin keeps them); a player may send CHAT_RATE_COUNT messages in any CHAT_RATE_SECONDS (a sliding
+# window in Redis); a message is at most CHAT_MAX_CHARS characters after trimming.
+CHAT_HISTORY_MINUTES = env_int("CHAT_HISTORY_MINUTES", 30)
+CHAT_HISTORY_LIMIT = env_int("CHAT_HISTORY_LIMIT", 100)
+CHAT_RATE_COUNT = env_int("CHAT_RATE_COUNT", 5)
+CHAT_RATE_SECONDS = env_int("CHAT_RATE_SECONDS", 10)
+CHAT_MAX_CHARS = env_int("CHAT_MAX_CHARS", 200)
+
 # Sign-ups per address (REMOTE_ADDR, as for the sign-in throttle): at most SIGNUP_LIMIT_PER_ADDRESS in a clock
 # hour; of an address's sign-ups in a UTC day only the first SIGNUP_CREDITED_PER_ADDRESS_PER_DAY get the
 # starting play money (the others open at 0.00 and may first refill an hour later).

@@ -454,4 +454,4 @@ class TableAdmin(admin.ModelAdmin):
 
 
 # The read-only records (shoes, rounds, bets) and the audit trail.
-from tables import admin_records, admin_risk  # noqa: E402, F401
+from tables import admin_chat, admin_records, admin_risk  # noqa: E402, F401

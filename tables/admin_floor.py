@@ -248,6 +248,7 @@ def floor_view(request: HttpRequest) -> TemplateResponse:
         today=reports.utc_today(),
         pause_url=_url(request, "floor_live") + "?refresh=0",
         **_floor_alerts(request),
+        **_floor_chat(request),
     )
 
 
@@ -269,6 +270,21 @@ def _floor_alerts(request: HttpRequest) -> dict[str, Any]:
         "alerts_url": _optional_url("admin:tables_riskalert_changelist"),
         "show_alerts": True,
     }
+
+
+def _floor_chat(request: HttpRequest) -> dict[str, Any]:
+    """The tables' latest chat messages with Delete and Mute links (tables.admin_chat), for staff who may read
+    the chat; the links only for those who may moderate it."""
+    if not request.user.has_perm("tables.view_chatmessage"):
+        return {}
+    from tables.admin_chat import delete_link, mute_link
+    from tables.selectors.chat import floor_messages
+
+    chat = floor_messages()
+    for message in chat:
+        message.delete_url = delete_link(request, message, floor=True)  # type: ignore[attr-defined]
+        message.mute_url = mute_link(request, message, floor=True)  # type: ignore[attr-defined]
+    return {"chat": chat, "show_chat": True, "chat_url": _optional_url("admin:tables_chatmessage_changelist")}
 
 
 # ── reports ─────────────────────────────────────────────────────────────────

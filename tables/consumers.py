@@ -2,7 +2,8 @@
 
 Anyone may watch: every socket gets the events of group ``table_<id>``; a
 signed-in player's socket also joins ``user_<id>`` for personal events
-(``round.settled``, balance). Client frames: ``snapshot``, ``ping``, ``place_bets``. A bad frame
+(``round.settled``, balance). Client frames: ``snapshot``, ``ping``, ``place_bets``, ``chat.send`` (table chat:
+``tables.services.chat``; a snapshot carries the recent messages as ``chat``). A bad frame
 (not JSON, not an object, unknown type, too big) gets an ``error`` frame; a
 flood gets ``rate_limited`` errors and then the socket is closed. Nothing a
 client sends can crash the consumer.
@@ -219,7 +220,8 @@ class TableConsumer(GuardedJsonConsumer):
         if self.user is not None:  # the lobby counts signed-in players at the table (tables.presence)
             self._presence = asyncio.ensure_future(presence.keep(self.table_id, self.user.pk, self.channel_name))
         snapshot = await self.send_snapshot()
-        # The snapshot went first; the events that arrived meanwhile follow, less those it already contains.
+        # The snapshot went first; the events that arrived meanwhile follow, less those it already contains
+        # (a chat message may come twice, in the snapshot's ``chat`` and after it: the page keeps one per id).
         while self.backlog:
             epoch, seq, frame = self.backlog.pop(0)
             if snapshot is None or epoch != snapshot.get("epoch") or seq is None or seq > snapshot["seq"]:
@@ -279,12 +281,20 @@ class TableConsumer(GuardedJsonConsumer):
             await self.send_snapshot()
         elif kind == "place_bets":
             await self.place_bets(content)
+        elif kind == "chat.send":
+            await self.chat_send(content)
         else:
             await self.send_error("unknown_type", f"Unknown frame type {kind[:40]!r}.")
 
     async def send_snapshot(self) -> dict[str, Any] | None:
         try:
-            snapshot = dict(await TableHub.of(self).snapshot())
+            hub = TableHub.of(self)
+            snapshot = dict(await hub.snapshot())
+            try:
+                snapshot["chat"] = await hub.chat()
+            except Exception:  # the chat must never keep a table from a socket
+                logger.exception("table %s: the chat history could not be read", self.table_id)
+                snapshot["chat"] = []
             if self.user is not None and not self.ended:
                 snapshot.update(await database_sync_to_async(player_snapshot)(self.user, snapshot))
         except DomainError as error:
@@ -332,6 +342,30 @@ class TableConsumer(GuardedJsonConsumer):
         await self.send_json(
             {"type": "bets.confirmed", "round_id": round_id, "idempotency_key": key, **result.as_body()}
         )
+
+    async def chat_send(self, content: dict[str, Any]) -> None:
+        """A player's message (tables.services.chat). Unlike a bet, the session is not read again per message: a
+        sign-out or a password change closes the socket (``session_ended``), and the service reads the account's
+        state (active, restricted, muted) from the database every time. Every refusal is an ``error`` frame with
+        ``"frame": "chat.send"``, so the page shows it in the chat panel; the message itself reaches this socket
+        as every other, through the table's ``chat.message``."""
+        from tables.services.chat import chat_send
+
+        refusal: dict[str, Any] | None = None
+        if self.user is None or self.ended:
+            refusal = {"code": "not_authenticated", "detail": "Sign in to chat."}
+        else:
+            try:
+                await database_sync_to_async(chat_send)(
+                    user=self.user, table_id=self.table_id, text=content.get("text")
+                )
+            except DomainError as error:
+                refusal = error.as_dict()
+            except Exception:
+                logger.exception("chat.send failed for user %s at table %s", self.user.pk, self.table_id)
+                refusal = {"code": "server_error", "detail": "The message could not be sent."}
+        if refusal is not None:
+            await self.send_json({"type": "error", "frame": "chat.send", **refusal})
 
     # ── plumbing ────────────────────────────────────────────────────────────
 

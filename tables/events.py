@@ -118,6 +118,18 @@ def table_event(table_id: int, event: dict[str, Any]) -> None:
         send_on_commit(LOBBY_GROUP, {"type": "lobby.table", "table_id": table_id, "event": event["type"]})
 
 
+def table_chat_event(table_id: int, event: dict[str, Any]) -> None:
+    """A chat frame (``chat.message``, ``chat.deleted``) to the table after commit. Chat takes no ``seq``: it is
+    not part of the round's state, a snapshot does not contain it, and a browser applies it whenever it comes."""
+    transaction.on_commit(lambda: _chat_send_now(table_id, event), robust=True)
+
+
+def _chat_send_now(table_id: int, event: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        run_async(layer.group_send(table_group(table_id), stamped(event)))
+
+
 # ── the lobby (tables/lobby.py, docs/lobby.md) ──────────────────────────────
 
 #: The lobby's group: one tiny message per table event that changes a lobby tile (not every card, not totals).

@@ -24,6 +24,7 @@ from django.conf import settings
 
 from tables.broadcast import text_frame, too_slow
 from tables.events import table_group
+from tables.selectors.chat import chat_history
 from tables.selectors.tables import table_snapshot
 from tables.sequence import seq_now
 
@@ -62,6 +63,9 @@ TABLE_EVENTS = frozenset(
         "shoe.shuffled",
     }
 )
+# Chat frames (tables.services.chat) go to every socket of the table too, but change nothing a snapshot holds:
+# they carry no seq and leave the cached snapshot in place.
+CHAT_EVENTS = frozenset({"chat.message", "chat.deleted"})
 # A cached snapshot is also dropped after this long, whatever happened (an operator's edit sends no event).
 SNAPSHOT_TTL = 2.0
 # How often a hub that is being stopped is cancelled again (see ProcessHub.stop).
@@ -139,6 +143,9 @@ class TableHub(ProcessHub):
         self.version = 0
         self._snapshot: tuple[int, float, dict[str, Any]] | None = None
         self._reading: tuple[int, asyncio.Future] | None = None
+        # The chat's recent messages, read again only after a chat event (or SNAPSHOT_TTL): see chat().
+        self.chat_version = 0
+        self._chat: tuple[int, float, list[dict[str, Any]]] | None = None
         self.task = asyncio.ensure_future(self._run())
 
     async def snapshot(self) -> dict[str, Any]:
@@ -153,6 +160,18 @@ class TableHub(ProcessHub):
             self._reading = (version, read)
             read.add_done_callback(lambda done: self._keep(version, done))
         return await asyncio.shield(self._reading[1])
+
+    async def chat(self) -> list[dict[str, Any]]:
+        """The table's recent chat (``tables.selectors.chat.chat_history``) for a snapshot, read once per chat
+        event per process rather than once per socket."""
+        cached = self._chat
+        if cached is not None and cached[0] == self.chat_version and time.monotonic() - cached[1] < SNAPSHOT_TTL:
+            return cached[2]
+        version = self.chat_version
+        messages = await database_sync_to_async(chat_history)(self.table_id)
+        if version == self.chat_version:
+            self._chat = (version, time.monotonic(), messages)
+        return messages
 
     def _keep(self, version: int, done: asyncio.Future) -> None:
         if self._reading is not None and self._reading[1] is done:
@@ -219,10 +238,15 @@ class TableHub(ProcessHub):
                 await self.layer.group_add(group, channel)
 
     async def deliver(self, message: dict[str, Any]) -> None:
-        if message.get("type") not in TABLE_EVENTS:
+        kind = message.get("type")
+        if kind in TABLE_EVENTS:
+            self.version += 1
+            self._snapshot = None
+        elif kind in CHAT_EVENTS:
+            self.chat_version += 1
+            self._chat = None
+        else:
             return
-        self.version += 1
-        self._snapshot = None
         text = json.dumps(frame_of(message))
         frame = {"type": "websocket.send", "text": text}
         raw: bytes | None = None  # the WebSocket frame's bytes, built once for every daphne socket

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -68,5 +69,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "pb_limit": display(table.engine_limits().pb_difference or 0),
         "decks": table_decks(table),  # the current shoe's, not the variant's next one
         "personal_max": display(personal_max) if personal_max else "",
+        # The chat panel (templates/tables/_chat.html): its length cap and how long messages stay shown.
+        "chat_max_chars": settings.CHAT_MAX_CHARS,
+        "chat_history_minutes": settings.CHAT_HISTORY_MINUTES,
     }
     return render(request, "tables/table.html", context)
