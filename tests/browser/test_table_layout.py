@@ -186,10 +186,13 @@ def check_load(lang: str, size: tuple[int, int], m: dict[str, Any]) -> list[str]
             problems.append("Confirm is not in the fixed bar")
         if m["stage"]["top"] > PHONE_HEADER_MAX:
             problems.append(f"the header is {m['stage']['top']:.0f} px tall (at most {PHONE_HEADER_MAX})")
-    # the roads: within one screen of the countdown, or a tab for them that is
+    # the roads: on a phone, on the first screen above the fixed bar (the old page had them about 600 px down,
+    # under the bar); elsewhere within one screen of the countdown, or behind a tab that is
     tops = [r["top"] for r in ([m["roads"]] if m["roads"] else []) + m["roadsTab"]]
     if not tops:
         problems.append("the roads are neither shown nor behind a visible tab")
+    elif phone and m["bar"] and min(tops) + 40 > m["bar"]["top"]:
+        problems.append(f"the roads start at {min(tops):.0f} px, not on the first screen above the chip bar")
     elif min(tops) - m["clock"]["top"] > height:
         problems.append(f"the roads start {min(tops) - m['clock']['top']:.0f} px below the countdown (over a screen)")
     problems += [f"bet name broken: {b}" for b in m["broken"]]

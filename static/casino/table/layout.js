@@ -1,7 +1,9 @@
 /* The table page's layout helpers (docs/table-client.md, "Layout"): nothing here knows about rounds or bets.
  *
- * - Side tabs: below 900 px the side panels (Scoreboard, My bets, Shoe, and any panel added later with a tab) are
- *   tabs under the board. The chosen tab's panel (its aria-controls) carries `data-active`; the CSS hides the other
+ * - The Scoreboard's toggle (phones): folded, the panel shows the bead plate and the Big Road; open, all five
+ *   roads, the statistics and the ask buttons (`data-expanded` on the panel).
+ * - Side tabs: below 900 px the other side panels (My bets, Shoe, and any panel added later with a tab) are
+ *   tabs under the dock. The chosen tab's panel (its aria-controls) carries `data-active`; the CSS hides the other
  *   `[data-panel]` panels below 900 px and shows them all on wider screens. Arrow keys, Home and End move between
  *   tabs (the WAI-ARIA tabs pattern).
  * - The dock: on a phone the notices, chips and buttons are fixed to the bottom of the screen; `--dock-h` on the
@@ -43,4 +45,14 @@ if (dock && page && "ResizeObserver" in window) {
   new ResizeObserver(() => {
     page.style.setProperty("--dock-h", Math.ceil(dock.getBoundingClientRect().height) + "px");
   }).observe(dock);
+}
+
+const roadsPanel = document.getElementById("roads-panel");
+const roadsToggle = document.getElementById("roads-toggle");
+if (roadsPanel && roadsToggle) {
+  roadsToggle.addEventListener("click", () => {
+    const open = !roadsPanel.hasAttribute("data-expanded");
+    roadsPanel.toggleAttribute("data-expanded", open);
+    roadsToggle.setAttribute("aria-expanded", String(open));
+  });
 }
