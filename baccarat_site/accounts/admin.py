@@ -31,6 +31,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from baccarat_site import money
 from baccarat_site.accounts import selectors, services
@@ -207,7 +208,7 @@ class PlayerAdmin(ReadOnlyAdmin):
         return format_html(
             "<table><thead><tr><th>When</th><th>How</th><th>Address</th><th>Browser</th></tr></thead>"
             '<tbody>{}</tbody></table><a href="{}">Every sign-in</a>',
-            body or format_html("<tr><td colspan=4>none yet</td></tr>"),
+            body or mark_safe("<tr><td colspan=4>none yet</td></tr>"),  # a constant: nothing to escape
             every,
         )
 
