@@ -35,12 +35,45 @@ function keepOnScreen(bubble) {
   bubble.style.setProperty("--shift", `${Math.round(shift)}px`);
 }
 
+/** A chip rack as a radio group (WAI-ARIA radio group pattern): one tab stop, the chosen chip (a roving
+ * tabindex); a click, or an arrow key (wrapping, as native radios do), chooses; Home and End jump to the ends.
+ * The rack is drawn left to right in every language (dir="ltr"), so Left is always the smaller chip.
+ * `chosen(button)` is told of each choice. The buttons carry role="radio", aria-checked and tabindex. */
+export function chipRadios(rack, chosen) {
+  const select = (button) => {
+    rack.querySelectorAll(".chip").forEach((c) => {
+      c.setAttribute("aria-checked", String(c === button));
+      c.tabIndex = c === button ? 0 : -1;
+    });
+    chosen(button);
+  };
+  rack.addEventListener("click", (event) => {
+    const button = event.target.closest(".chip");
+    if (button) select(button);
+  });
+  rack.addEventListener("keydown", (event) => {
+    const chips = [...rack.querySelectorAll(".chip:not(:disabled)")];
+    const at = chips.indexOf(event.target.closest(".chip"));
+    if (at < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    let next = null;
+    if (step) next = chips[(at + step + chips.length) % chips.length];
+    else if (event.key === "Home") next = chips[0];
+    else if (event.key === "End") next = chips[chips.length - 1];
+    if (!next) return;
+    event.preventDefault();
+    select(next);
+    next.focus();
+  });
+}
+
 export function chipSVG(valueCents, extraClass = "") {
   const units = valueCents / 100;
   const colour = DENOMINATIONS.filter((d) => d <= Math.max(units, 1)).pop();
   const [body, stripe, ink] = CHIP_COLOURS[colour];
   const label = chipLabel(units);
-  const size = label.length > 4 ? 7.5 : label.length > 3 ? 9 : label.length > 2 ? 10.5 : 12.5;
+  // At least 12 px on a 40 px chip (the phone's rack): "100K" still fits inside the edge inserts.
+  const size = label.length > 4 ? 7.5 : label.length > 2 ? 12 : 12.5;
   return (
     `<svg viewBox="0 0 40 40" class="chip-svg ${extraClass}" aria-hidden="true">` +
     `<circle cx="20" cy="20" r="19" fill="${body}" stroke="rgba(0,0,0,.35)" stroke-width="1"/>` +
@@ -130,15 +163,12 @@ export class Board {
       .map(
         (v) =>
           `<button type="button" class="chip" role="radio" data-value="${v / 100}" aria-checked="${v === this.chip}" ` +
-          `aria-label="${formatMoney(v / 100)}">${chipSVG(v)}</button>`,
+          `tabindex="${v === this.chip ? 0 : -1}" aria-label="${formatMoney(v / 100)}">${chipSVG(v)}</button>`,
       )
       .join("");
-    rack.addEventListener("click", (event) => {
-      const button = event.target.closest(".chip");
-      if (!button) return;
+    chipRadios(rack, (button) => {
       this.chip = Math.round(Number(button.dataset.value) * 100);
       localStorage.setItem("casino.chip", String(this.chip));
-      rack.querySelectorAll(".chip").forEach((c) => c.setAttribute("aria-checked", String(c === button)));
     });
   }
 
