@@ -1,5 +1,5 @@
 /* The betting board: spots, the chip rack, pending and confirmed stakes, Undo/Clear/Repeat/Double, limit checks. */
-import { amount, cents, chipLabel, formatMoney } from "../format.js";
+import { amount, cents, chipLabel, fill, formatMoney } from "../format.js";
 
 const CHIP_COLOURS = {
   1: ["#f1f1f1", "#3b6fd1", "#1b1b1b"],
@@ -15,6 +15,26 @@ const CHIP_COLOURS = {
   100000: ["#c9a227", "#6b2fa3", "#1b1b1b"],
 };
 const DENOMINATIONS = Object.keys(CHIP_COLOURS).map(Number);
+
+/* Translated text, when the page has the catalogue (JavaScriptCatalog); English otherwise (unit tests). */
+const tr = (text) => (typeof gettext === "function" ? gettext(text) : text);
+
+/** Odds as a screen reader should say them: "0.95:1" → "0.95 to 1", "1:1 – 30:1" → "1 to 1 – 30 to 1". */
+export function spokenOdds(text) {
+  return String(text || "").replace(/(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)/g, (_m, a, b) => fill(tr("%(a)s to %(b)s"), { a, b }));
+}
+
+/** A spot's accessible name, built from its parts with separators, so a screen reader never runs the visible
+ * texts together ("Banker, pays 0.95 to 1, limits 1.00 – 5,000.00, your bet 25.00, to confirm 5.00"). */
+export function spotName(parts) {
+  const out = [parts.name];
+  if (parts.pays) out.push(fill(tr("pays %(odds)s"), { odds: spokenOdds(parts.pays) }));
+  out.push(parts.limits ? fill(tr("limits %(limits)s"), { limits: parts.limits }) : tr("Not offered"));
+  if (parts.confirmed) out.push(fill(tr("your bet %(amount)s"), { amount: parts.confirmed }));
+  if (parts.pending) out.push(fill(tr("to confirm %(amount)s"), { amount: parts.pending }));
+  if (parts.total) out.push(parts.total);
+  return out.join(", ");
+}
 
 /* Write only what differs: an unchanged text or attribute is then no DOM mutation, so no style or layout to redo. */
 function setText(el, text) {
@@ -131,6 +151,28 @@ export class Board {
     this.available = new Set();
     this.open = false;
     this.mode = "traditional";
+    this.nameSpots();
+  }
+
+  /** Each spot's aria-label from its visible parts (name, odds, limits, stakes, table total), redone whenever one
+   * of them changes; why a spot is refused or closed stays its description (aria-describedby). */
+  nameSpots() {
+    for (const [type, button] of Object.entries(this.buttons)) {
+      const text = (selector) => {
+        const el = button.querySelector(selector);
+        return el ? el.textContent.trim() : "";
+      };
+      const spot = this.spots[type];
+      const label = spotName({
+        name: text(".name"),
+        pays: text(".pays"),
+        limits: spot && spot.offered ? text(".limits") : "",
+        confirmed: text(".stake.confirmed"),
+        pending: text(".stake.pending").replace(/^\+/, ""),
+        total: text(".total"),
+      });
+      if (button.getAttribute("aria-label") !== label) button.setAttribute("aria-label", label);
+    }
   }
 
   /* ── reads ─────────────────────────────────────────────────────────── */
@@ -310,6 +352,7 @@ export class Board {
       const label = this.buttons[spot.type] && this.buttons[spot.type].querySelector(".limits");
       if (label) setText(label, formatMoney(spot.min) + " – " + formatMoney(spot.max));
     }
+    this.nameSpots();
   }
 
   setMode(mode) {
@@ -318,6 +361,7 @@ export class Board {
       const el = this.root.querySelector(`[data-pays-for="${spot.type}"]`);
       if (el) el.textContent = spot.pays[mode];
     }
+    this.nameSpots();
   }
 
   /* ── drawing ───────────────────────────────────────────────────────── */
@@ -338,6 +382,7 @@ export class Board {
       setText(button.querySelector(".stake.pending"), p ? "+" + formatMoney(p / 100) : "");
       button.classList.toggle("has-pending", p > 0);
     }
+    this.nameSpots();
     this.hooks.changed();
   }
 
@@ -347,6 +392,7 @@ export class Board {
       const entry = totals && totals[type];
       setText(el, entry ? this.hooks.totalLabel(entry) : "");
     }
+    this.nameSpots();
   }
 
   showError(type, message) {
