@@ -16,22 +16,22 @@ const CHIP_COLOURS = {
 };
 const DENOMINATIONS = Object.keys(CHIP_COLOURS).map(Number);
 
-/* Translated text, when the page has the catalogue (JavaScriptCatalog); English otherwise (unit tests). */
-const tr = (text) => (typeof gettext === "function" ? gettext(text) : text);
+
+
 
 /** Odds as a screen reader should say them: "0.95:1" → "0.95 to 1", "1:1 – 30:1" → "1 to 1 – 30 to 1". */
 export function spokenOdds(text) {
-  return String(text || "").replace(/(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)/g, (_m, a, b) => fill(tr("%(a)s to %(b)s"), { a, b }));
+  return String(text || "").replace(/(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)/g, (_m, a, b) => fill(gettext("%(a)s to %(b)s"), { a, b }));
 }
 
 /** A spot's accessible name, built from its parts with separators, so a screen reader never runs the visible
  * texts together ("Banker, pays 0.95 to 1, limits 1.00 – 5,000.00, your bet 25.00, to confirm 5.00"). */
 export function spotName(parts) {
   const out = [parts.name];
-  if (parts.pays) out.push(fill(tr("pays %(odds)s"), { odds: spokenOdds(parts.pays) }));
-  out.push(parts.limits ? fill(tr("limits %(limits)s"), { limits: parts.limits }) : tr("Not offered"));
-  if (parts.confirmed) out.push(fill(tr("your bet %(amount)s"), { amount: parts.confirmed }));
-  if (parts.pending) out.push(fill(tr("to confirm %(amount)s"), { amount: parts.pending }));
+  if (parts.pays) out.push(fill(gettext("pays %(odds)s"), { odds: spokenOdds(parts.pays) }));
+  out.push(parts.limits ? fill(gettext("limits %(limits)s"), { limits: parts.limits }) : gettext("Not offered"));
+  if (parts.confirmed) out.push(fill(gettext("your bet %(amount)s"), { amount: parts.confirmed }));
+  if (parts.pending) out.push(fill(gettext("to confirm %(amount)s"), { amount: parts.pending }));
   if (parts.total) out.push(parts.total);
   return out.join(", ");
 }
