@@ -24,15 +24,14 @@ export function spokenOdds(text) {
   return String(text || "").replace(/(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)/g, (_m, a, b) => fill(gettext("%(a)s to %(b)s"), { a, b }));
 }
 
-/** A spot's accessible name, built from its parts with separators, so a screen reader never runs the visible
- * texts together ("Banker, pays 0.95 to 1, limits 1.00 – 5,000.00, your bet 25.00, to confirm 5.00"). */
-export function spotName(parts) {
-  const out = [parts.name];
+/** A spot's terms in words, its description for a screen reader ("pays 0.95 to 1, limits 1.00 – 5,000.00, your
+ * bet 25.00, to confirm 5.00"): its name holds the visible texts only (WCAG 2.5.3, label in name). */
+export function spotTerms(parts) {
+  const out = [];
   if (parts.pays) out.push(fill(gettext("pays %(odds)s"), { odds: spokenOdds(parts.pays) }));
   out.push(parts.limits ? fill(gettext("limits %(limits)s"), { limits: parts.limits }) : gettext("Not offered"));
   if (parts.confirmed) out.push(fill(gettext("your bet %(amount)s"), { amount: parts.confirmed }));
   if (parts.pending) out.push(fill(gettext("to confirm %(amount)s"), { amount: parts.pending }));
-  if (parts.total) out.push(parts.total);
   return out.join(", ");
 }
 
@@ -154,8 +153,10 @@ export class Board {
     this.nameSpots();
   }
 
-  /** Each spot's aria-label from its visible parts (name, odds, limits, stakes, table total), redone whenever one
-   * of them changes; why a spot is refused or closed stays its description (aria-describedby). */
+  /** Each spot's accessible name and description, redone whenever one of its parts changes. The name is its
+   * visible texts in their order, with separators, so a screen reader never runs them together ("Banker, 0.95:1,
+   * 1.00 – 5,000.00, +5.00", then why it is refused or closed when it says so) and speech input can say what it
+   * sees; the description says them in words (a visually hidden span). */
   nameSpots() {
     for (const [type, button] of Object.entries(this.buttons)) {
       const text = (selector) => {
@@ -163,15 +164,27 @@ export class Board {
         return el ? el.textContent.trim() : "";
       };
       const spot = this.spots[type];
-      const label = spotName({
-        name: text(".name"),
-        pays: text(".pays"),
-        limits: spot && spot.offered ? text(".limits") : "",
-        confirmed: text(".stake.confirmed"),
-        pending: text(".stake.pending").replace(/^\+/, ""),
-        total: text(".total"),
-      });
+      const visible = [".name", ".pays", ".limits", ".stake.confirmed", ".stake.pending", ".total", ".why"].map(text);
+      const label = visible.filter(Boolean).join(", ");
       if (button.getAttribute("aria-label") !== label) button.setAttribute("aria-label", label);
+      let terms = button.querySelector(".spot-terms");
+      if (!terms) {
+        terms = document.createElement("span");
+        terms.className = "spot-terms visually-hidden";
+        const why = button.querySelector(".why");
+        terms.id = why && why.id ? why.id.replace(/^why-/, "terms-") : `terms-${type}`;
+        button.appendChild(terms);
+        button.setAttribute("aria-describedby", terms.id);
+      }
+      setText(
+        terms,
+        spotTerms({
+          pays: text(".pays"),
+          limits: spot && spot.offered ? text(".limits") : "",
+          confirmed: text(".stake.confirmed"),
+          pending: text(".stake.pending").replace(/^\+/, ""),
+        }),
+      );
     }
   }
 
@@ -309,6 +322,7 @@ export class Board {
       const kind = unavailable ? "closed" : "";
       if (why.dataset.kind !== kind) why.dataset.kind = kind;
     }
+    this.nameSpots();
     // Stakes and stacks do not depend on it: only the controls may change, and only when betting opened or closed.
     if (open !== was) this.hooks.changed();
   }
@@ -403,6 +417,7 @@ export class Board {
     why.dataset.kind = "error";
     button.classList.add("has-error");
     keepOnScreen(why);
+    this.nameSpots();
   }
 
   clearErrors() {
@@ -414,6 +429,7 @@ export class Board {
       }
       button.classList.remove("has-error");
     }
+    this.nameSpots();
   }
 
   setOutcomes(outcomes) {
