@@ -375,3 +375,24 @@ def test_the_roads_summary_says_the_streak_and_the_last_ten_results(casino_url, 
     expect(page.locator("#table")).to_have_attribute("data-connected", "1", timeout=15_000)
     expect(page.locator("#roads-summary")).to_have_text(expected)
     assert page.get_attribute("#roads", "aria-hidden") == "true"
+
+
+def test_the_language_menu_waits_for_enter_under_the_keyboard_and_applies_a_pick_at_once(casino_url, page):
+    """WCAG 3.2.2: an arrow key on the closed menu changes its value but does not reload the page; Enter applies it.
+    A pick (as with the mouse) applies at once."""
+    page.goto(casino_url + "/rules/")
+    menu = page.locator("header select[name=language]")
+    menu.focus()
+    page.evaluate("window.__stay = true")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__stay === true"), "an arrow key reloaded the page"
+    assert menu.input_value() != "en"
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.locator("html").get_attribute("lang") != "en"
+
+    page.goto(casino_url + "/rules/")
+    with page.expect_navigation():
+        page.locator("header select[name=language]").select_option("en")
+    assert page.locator("html").get_attribute("lang") == "en"
