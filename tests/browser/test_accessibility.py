@@ -353,7 +353,7 @@ def test_spots_are_named_in_parts_and_the_roads_have_a_text_summary(casino_url, 
                    return { name: b.getAttribute("aria-label"),
                             description: ids.map((id) => document.getElementById(id).textContent).join(" ") }; }"""
     )
-    assert spot["name"] == "Banker, 0.95:1, 1.00 – 5,000.00, +25.00", spot
+    assert spot["name"] == "Banker, 0.95:1, 1.00 – 5,000.00, 25, +25.00", spot  # 25: the chip on the felt
     assert spot["description"] == "pays 0.95 to 1, limits 1.00 – 5,000.00, to confirm 25.00", spot
     assert page.get_attribute("#roads", "aria-hidden") == "true"
     expect(page.locator("#roads-summary")).to_have_text("Scoreboard: no rounds yet in this shoe.")

@@ -154,9 +154,10 @@ export class Board {
   }
 
   /** Each spot's accessible name and description, redone whenever one of its parts changes. The name is its
-   * visible texts in their order, with separators, so a screen reader never runs them together ("Banker, 0.95:1,
-   * 1.00 – 5,000.00, +5.00", then why it is refused or closed when it says so) and speech input can say what it
-   * sees; the description says them in words (a visually hidden span). */
+   * visible texts in their order, each apart ("Banker, 0.95:1, 1.00 – 5,000.00, 25, +25.00": the chip on the
+   * felt shows its value too), so a screen reader never runs them together and the name holds everything the
+   * spot shows (WCAG 2.5.3, label in name; speech input can say what it sees); the description says them in
+   * words (a visually hidden span, .spot-terms). */
   nameSpots() {
     for (const [type, button] of Object.entries(this.buttons)) {
       const text = (selector) => {
@@ -164,8 +165,16 @@ export class Board {
         return el ? el.textContent.trim() : "";
       };
       const spot = this.spots[type];
-      const visible = [".name", ".pays", ".limits", ".stake.confirmed", ".stake.pending", ".total", ".why"].map(text);
-      const label = visible.filter(Boolean).join(", ");
+      const shown = [];
+      const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        const words = node.textContent.trim();
+        if (!words || el.closest(".visually-hidden")) continue;
+        if (el.checkVisibility ? !el.checkVisibility() : !el.getClientRects().length) continue;
+        shown.push(words);
+      }
+      const label = shown.join(", ");
       if (button.getAttribute("aria-label") !== label) button.setAttribute("aria-label", label);
       let terms = button.querySelector(".spot-terms");
       if (!terms) {
