@@ -41,4 +41,28 @@
   }
 
   window.Casino = { formatMoney, api, uuid };
+
+  // A menu that applies itself (the language): a choice picked with the mouse or by touch applies at once, but the
+  // arrow keys, which change a closed menu's value one step at a time, do not reload the page under the keyboard;
+  // Enter, or leaving the menu, applies the choice (WCAG 3.2.2, on input).
+  for (const select of document.querySelectorAll("select[data-submit-on-change]")) {
+    const initial = select.value;
+    let keyed = false;
+    const apply = () => {
+      if (select.value !== initial) select.form.submit();
+    };
+    select.addEventListener("pointerdown", () => (keyed = false));
+    select.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        apply();
+      } else if (event.key !== "Tab" && event.key !== "Shift") keyed = true;
+    });
+    select.addEventListener("change", () => {
+      if (!keyed) apply();
+    });
+    select.addEventListener("blur", () => {
+      if (keyed) apply();
+    });
+  }
 })();

@@ -1,7 +1,7 @@
 /* The multi-table page (/multi/): one TableClient per table, each over its own root and WebSocket; the page
  * shares one chip rack, one betting mode, one balance and the sound switch (docs/table-client.md). */
 import { cents, formatMoney } from "../format.js";
-import { chipSVG } from "../table/board.js";
+import { chipRadios, chipSVG } from "../table/board.js";
 import { TableClient } from "../table/client.js";
 import { play, setSound, soundOn } from "../table/sound.js";
 
@@ -109,7 +109,7 @@ if (signedIn && rack) {
     .map(
       (v) =>
         `<button type="button" class="chip" role="radio" data-value="${v / 100}" aria-checked="${v === chip}" ` +
-        `aria-label="${formatMoney(v / 100)}">${chipSVG(v)}</button>`,
+        `tabindex="${v === chip ? 0 : -1}" aria-label="${formatMoney(v / 100)}">${chipSVG(v)}</button>`,
     )
     .join("");
   const choose = (value) => {
@@ -117,12 +117,9 @@ if (signedIn && rack) {
     all.forEach((client) => (client.board.chip = value));
   };
   choose(chip);
-  rack.addEventListener("click", (event) => {
-    const button = event.target.closest(".chip");
-    if (!button) return;
+  chipRadios(rack, (button) => {
     choose(Math.round(Number(button.dataset.value) * 100));
     localStorage.setItem("casino.chip", String(chip));
-    rack.querySelectorAll(".chip").forEach((c) => c.setAttribute("aria-checked", String(c === button)));
   });
   // While the reality check waits for an answer, the shared rack is disabled with each table's controls.
   document.addEventListener("casino:betting-hold", () => {

@@ -1,5 +1,5 @@
 /* The betting board: spots, the chip rack, pending and confirmed stakes, Undo/Clear/Repeat/Double, limit checks. */
-import { amount, cents, chipLabel, formatMoney } from "../format.js";
+import { amount, cents, chipLabel, fill, formatMoney } from "../format.js";
 
 const CHIP_COLOURS = {
   1: ["#f1f1f1", "#3b6fd1", "#1b1b1b"],
@@ -15,6 +15,25 @@ const CHIP_COLOURS = {
   100000: ["#c9a227", "#6b2fa3", "#1b1b1b"],
 };
 const DENOMINATIONS = Object.keys(CHIP_COLOURS).map(Number);
+
+
+
+
+/** Odds as a screen reader should say them: "0.95:1" → "0.95 to 1", "1:1 – 30:1" → "1 to 1 – 30 to 1". */
+export function spokenOdds(text) {
+  return String(text || "").replace(/(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)/g, (_m, a, b) => fill(gettext("%(a)s to %(b)s"), { a, b }));
+}
+
+/** A spot's terms in words, its description for a screen reader ("pays 0.95 to 1, limits 1.00 – 5,000.00, your
+ * bet 25.00, to confirm 5.00"): its name holds the visible texts only (WCAG 2.5.3, label in name). */
+export function spotTerms(parts) {
+  const out = [];
+  if (parts.pays) out.push(fill(gettext("pays %(odds)s"), { odds: spokenOdds(parts.pays) }));
+  out.push(parts.limits ? fill(gettext("limits %(limits)s"), { limits: parts.limits }) : gettext("Not offered"));
+  if (parts.confirmed) out.push(fill(gettext("your bet %(amount)s"), { amount: parts.confirmed }));
+  if (parts.pending) out.push(fill(gettext("to confirm %(amount)s"), { amount: parts.pending }));
+  return out.join(", ");
+}
 
 /* Write only what differs: an unchanged text or attribute is then no DOM mutation, so no style or layout to redo. */
 function setText(el, text) {
@@ -35,12 +54,45 @@ function keepOnScreen(bubble) {
   bubble.style.setProperty("--shift", `${Math.round(shift)}px`);
 }
 
+/** A chip rack as a radio group (WAI-ARIA radio group pattern): one tab stop, the chosen chip (a roving
+ * tabindex); a click, or an arrow key (wrapping, as native radios do), chooses; Home and End jump to the ends.
+ * The rack is drawn left to right in every language (dir="ltr"), so Left is always the smaller chip.
+ * `chosen(button)` is told of each choice. The buttons carry role="radio", aria-checked and tabindex. */
+export function chipRadios(rack, chosen) {
+  const select = (button) => {
+    rack.querySelectorAll(".chip").forEach((c) => {
+      c.setAttribute("aria-checked", String(c === button));
+      c.tabIndex = c === button ? 0 : -1;
+    });
+    chosen(button);
+  };
+  rack.addEventListener("click", (event) => {
+    const button = event.target.closest(".chip");
+    if (button) select(button);
+  });
+  rack.addEventListener("keydown", (event) => {
+    const chips = [...rack.querySelectorAll(".chip:not(:disabled)")];
+    const at = chips.indexOf(event.target.closest(".chip"));
+    if (at < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    let next = null;
+    if (step) next = chips[(at + step + chips.length) % chips.length];
+    else if (event.key === "Home") next = chips[0];
+    else if (event.key === "End") next = chips[chips.length - 1];
+    if (!next) return;
+    event.preventDefault();
+    select(next);
+    next.focus();
+  });
+}
+
 export function chipSVG(valueCents, extraClass = "") {
   const units = valueCents / 100;
   const colour = DENOMINATIONS.filter((d) => d <= Math.max(units, 1)).pop();
   const [body, stripe, ink] = CHIP_COLOURS[colour];
   const label = chipLabel(units);
-  const size = label.length > 4 ? 7.5 : label.length > 3 ? 9 : label.length > 2 ? 10.5 : 12.5;
+  // At least 12 px on a 40 px chip (the phone's rack): "100K" still fits inside the edge inserts.
+  const size = label.length > 4 ? 7.5 : label.length > 2 ? 12 : 12.5;
   return (
     `<svg viewBox="0 0 40 40" class="chip-svg ${extraClass}" aria-hidden="true">` +
     `<circle cx="20" cy="20" r="19" fill="${body}" stroke="rgba(0,0,0,.35)" stroke-width="1"/>` +
@@ -98,6 +150,51 @@ export class Board {
     this.available = new Set();
     this.open = false;
     this.mode = "traditional";
+    this.nameSpots();
+  }
+
+  /** Each spot's accessible name and description, redone whenever one of its parts changes. The name is its
+   * visible texts in their order, each apart ("Banker, 0.95:1, 1.00 – 5,000.00, 25, +25.00": the chip on the
+   * felt shows its value too), so a screen reader never runs them together and the name holds everything the
+   * spot shows (WCAG 2.5.3, label in name; speech input can say what it sees); the description says them in
+   * words (a visually hidden span, .spot-terms). */
+  nameSpots() {
+    for (const [type, button] of Object.entries(this.buttons)) {
+      const text = (selector) => {
+        const el = button.querySelector(selector);
+        return el ? el.textContent.trim() : "";
+      };
+      const spot = this.spots[type];
+      const shown = [];
+      const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        const words = node.textContent.trim();
+        if (!words || el.closest(".visually-hidden")) continue;
+        if (el.checkVisibility ? !el.checkVisibility() : !el.getClientRects().length) continue;
+        shown.push(words);
+      }
+      const label = shown.join(", ");
+      if (button.getAttribute("aria-label") !== label) button.setAttribute("aria-label", label);
+      let terms = button.querySelector(".spot-terms");
+      if (!terms) {
+        terms = document.createElement("span");
+        terms.className = "spot-terms visually-hidden";
+        const why = button.querySelector(".why");
+        terms.id = why && why.id ? why.id.replace(/^why-/, "terms-") : `terms-${type}`;
+        button.appendChild(terms);
+        button.setAttribute("aria-describedby", terms.id);
+      }
+      setText(
+        terms,
+        spotTerms({
+          pays: text(".pays"),
+          limits: spot && spot.offered ? text(".limits") : "",
+          confirmed: text(".stake.confirmed"),
+          pending: text(".stake.pending").replace(/^\+/, ""),
+        }),
+      );
+    }
   }
 
   /* ── reads ─────────────────────────────────────────────────────────── */
@@ -130,15 +227,12 @@ export class Board {
       .map(
         (v) =>
           `<button type="button" class="chip" role="radio" data-value="${v / 100}" aria-checked="${v === this.chip}" ` +
-          `aria-label="${formatMoney(v / 100)}">${chipSVG(v)}</button>`,
+          `tabindex="${v === this.chip ? 0 : -1}" aria-label="${formatMoney(v / 100)}">${chipSVG(v)}</button>`,
       )
       .join("");
-    rack.addEventListener("click", (event) => {
-      const button = event.target.closest(".chip");
-      if (!button) return;
+    chipRadios(rack, (button) => {
       this.chip = Math.round(Number(button.dataset.value) * 100);
       localStorage.setItem("casino.chip", String(this.chip));
-      rack.querySelectorAll(".chip").forEach((c) => c.setAttribute("aria-checked", String(c === button)));
     });
   }
 
@@ -237,6 +331,7 @@ export class Board {
       const kind = unavailable ? "closed" : "";
       if (why.dataset.kind !== kind) why.dataset.kind = kind;
     }
+    this.nameSpots();
     // Stakes and stacks do not depend on it: only the controls may change, and only when betting opened or closed.
     if (open !== was) this.hooks.changed();
   }
@@ -283,6 +378,7 @@ export class Board {
       spot.max = pb !== null && (spot.type === "player" || spot.type === "banker") ? pb : limit.max;
       if (label) setText(label, formatMoney(spot.min) + " – " + formatMoney(spot.max));
     }
+    this.nameSpots();
   }
 
   /** The round's own paytable (round.opened, snapshot): `pays` is `{type: {traditional, no_commission}}`, the
@@ -301,6 +397,7 @@ export class Board {
       const el = this.root.querySelector(`[data-pays-for="${spot.type}"]`);
       if (el) setText(el, spot.pays[mode]);
     }
+    this.nameSpots();
   }
 
   /* ── drawing ───────────────────────────────────────────────────────── */
@@ -321,6 +418,7 @@ export class Board {
       setText(button.querySelector(".stake.pending"), p ? "+" + formatMoney(p / 100) : "");
       button.classList.toggle("has-pending", p > 0);
     }
+    this.nameSpots();
     this.hooks.changed();
   }
 
@@ -330,6 +428,7 @@ export class Board {
       const entry = totals && totals[type];
       setText(el, entry ? this.hooks.totalLabel(entry) : "");
     }
+    this.nameSpots();
   }
 
   showError(type, message) {
@@ -340,6 +439,7 @@ export class Board {
     why.dataset.kind = "error";
     button.classList.add("has-error");
     keepOnScreen(why);
+    this.nameSpots();
   }
 
   clearErrors() {
@@ -351,6 +451,7 @@ export class Board {
       }
       button.classList.remove("has-error");
     }
+    this.nameSpots();
   }
 
   setOutcomes(outcomes) {

@@ -76,10 +76,29 @@ function createTable(root, config, options) {
 
   /* ── small pieces ───────────────────────────────────────────────────────── */
 
+  /** Say `text` through the polite live region. Each message is a new line in it (the last three are kept), so two
+   * messages in quick succession (the result, then your net) are both read; nothing is repeated. */
   function announce(text) {
     const live = $("sr-live");
-    live.textContent = "";
-    setTimeout(() => (live.textContent = text), 50);
+    if (!text) return;
+    const line = document.createElement("p");
+    line.textContent = text;
+    live.appendChild(line);
+    while (live.childElementCount > 3) live.firstElementChild.remove();
+  }
+
+  /** The hands as dealt, for the live region once the result is known: "Player: 10♦, K♠, total 0." */
+  function handsSpoken(round) {
+    return ["player", "banker"]
+      .map((hand) => {
+        const cards = [...$(hand + "-cards").querySelectorAll(".card")].map((el) => el.getAttribute("aria-label"));
+        return fill(gettext("%(hand)s: %(cards)s, total %(total)s."), {
+          hand: names[hand] || hand,
+          cards: cards.join(", "),
+          total: round[hand + "_total"],
+        });
+      })
+      .join(" ");
   }
 
   function notice(text, kind = "") {
@@ -679,7 +698,7 @@ function createTable(root, config, options) {
       setRoundState("result");
       showResult(S.round);
       renderRoads(frame.roads);
-      announce($("result-text").textContent);
+      announce(handsSpoken(S.round) + " " + $("result-text").textContent);
     },
     "round.settled": (frame) => {
       setBalance(frame.balance);
@@ -834,8 +853,7 @@ function createTable(root, config, options) {
     setBalance(response.data.balance);
     $("unplaced").hidden = true;
     $("confirm").classList.remove("urgent");
-    notice(gettext("Bets confirmed"), "ok");
-    announce(gettext("Bets confirmed"));
+    notice(gettext("Bets confirmed"), "ok"); // #notice is role="status": read once, no second announcement
     play("chip");
   }
 

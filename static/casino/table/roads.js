@@ -369,6 +369,7 @@ function scrollToEnd(container, boxes) {
 export function drawRoads(container, roads) {
   container.classList.add("roads");
   container.__roadsData = roads;
+  describeRoads(container, roads);
   if (!container.__roadsTitles) {
     container.addEventListener("pointerover", addTitle);
     container.__roadsTitles = true;
@@ -388,6 +389,56 @@ export function drawRoads(container, roads) {
   if (previewTimers.has(container)) clearPreview(container); // a result ends the ask preview, as a redraw did
   const changed = boxes.filter((box) => updateRoad(box, roads[box.name] || []));
   if (changed.length) scrollToEnd(container, changed);
+}
+
+/* ---- the roads in words (WCAG 1.1.1: a text alternative for the drawings) ---- */
+
+const SUMMARY_LAST = 10;
+
+/** The shoe's results so far in a sentence a screen reader can say: the current streak (ties do not break it),
+ * then the last ten results, oldest first. "Banker: 3 wins in a row. Last 10, oldest first: Banker, Player, …" */
+export function roadsSummary(roads) {
+  const beads = (roads && roads.bead_plate) || [];
+  if (!beads.length) return gettext("Scoreboard: no rounds yet in this shoe.");
+  const L = labels();
+  const decided = beads.filter((b) => b.winner !== "tie");
+  const parts = [];
+  if (decided.length) {
+    const side = decided[decided.length - 1].winner;
+    let streak = 0;
+    for (let i = decided.length - 1; i >= 0 && decided[i].winner === side; i -= 1) streak += 1;
+    parts.push(
+      fill(ngettext("%(side)s: %(count)s win in a row.", "%(side)s: %(count)s wins in a row.", streak), {
+        side: L[side],
+        count: streak,
+      }),
+    );
+  }
+  const last = beads.slice(-SUMMARY_LAST).map((b) => L[b.winner]);
+  parts.push(
+    fill(ngettext("Last %(count)s result, oldest first: %(results)s.", "Last %(count)s results, oldest first: %(results)s.", last.length), {
+      count: last.length,
+      results: last.join(", "),
+    }),
+  );
+  return parts.join(" ");
+}
+
+/** The drawings are hidden from assistive technology and the summary stands in for them: a visually hidden
+ * paragraph just before the roads (id "<roads id>-summary"), rewritten only when its text changes. It is not a
+ * live region: the round's result is announced once by the page's own live region. */
+function describeRoads(container, roads) {
+  if (container.getAttribute("aria-hidden") !== "true") container.setAttribute("aria-hidden", "true");
+  let summary = container.__roadsSummary;
+  if (!summary || !summary.isConnected) {
+    summary = document.createElement("p");
+    summary.className = "visually-hidden roads-summary";
+    if (container.id) summary.id = container.id + "-summary";
+    container.before(summary);
+    container.__roadsSummary = summary;
+  }
+  const text = roadsSummary(roads);
+  if (summary.textContent !== text) summary.textContent = text;
 }
 
 /* ---- ask road ---- */
