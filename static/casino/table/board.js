@@ -91,8 +91,9 @@ export function chipSVG(valueCents, extraClass = "") {
   const colour = DENOMINATIONS.filter((d) => d <= Math.max(units, 1)).pop();
   const [body, stripe, ink] = CHIP_COLOURS[colour];
   const label = chipLabel(units);
-  // At least 12 px on a 40 px chip (the phone's rack): "100K" still fits inside the edge inserts.
-  const size = label.length > 4 ? 7.5 : label.length > 2 ? 12 : 12.5;
+  // At least 12 px on the phone's rack, where a chip is 2.35rem (37.6 px): 12.8 units of the 40-unit chip.
+  // "100K" still fits inside the edge inserts.
+  const size = label.length > 4 ? 7.5 : 12.8;
   return (
     `<svg viewBox="0 0 40 40" class="chip-svg ${extraClass}" aria-hidden="true">` +
     `<circle cx="20" cy="20" r="19" fill="${body}" stroke="rgba(0,0,0,.35)" stroke-width="1"/>` +
