@@ -281,7 +281,7 @@ def test_the_last_card_can_be_squeezed_by_dragging_and_turns_when_peeled(casino_
     page.mouse.move(x, y - box["height"] * 1.2, steps=6)
     page.mouse.up()
     # peeled: it turns now, seconds before its own schedule (7.2 s)
-    page.wait_for_selector(card_selector(4) + "[data-revealed='1']", timeout=1500)
+    page.wait_for_selector(card_selector(4) + "[data-revealed='1']", timeout=5000)
     assert page.locator("#banker-total").inner_text() == "7"
     assert page.locator(card_selector(4) + " .card-peel").count() == 0
     assert card.get_attribute("role") == "img"
@@ -316,7 +316,9 @@ def test_an_untouched_squeeze_turns_on_time_before_the_result(casino_url, page, 
     for i in range(3):
         round_.deal(i)
     round_.deal(3)  # earlier cards finish at once: the next card is here
-    page.wait_for_selector(card_selector(4) + "[data-revealed='1']", timeout=1500)  # by 90 % of the interval
+    page.wait_for_selector(
+        card_selector(4) + "[data-revealed='1']", timeout=5000
+    )  # the page's own clock says when (below)
     log = events(page)
     land = next(e for e in log if e["kind"] == "card" and e["position"] == 4)
     turn = next(e for e in log if e["kind"] == "revealed" and e["position"] == 4)

@@ -62,6 +62,10 @@ def test_two_players_chat_as_text_a_delete_removes_it_and_the_hidden_panel_is_re
     # The watcher reads, and is told to log in to write.
     expect(watcher.locator(".chat-signin a")).to_have_text("Log in to chat")
     assert watcher.locator("#chat-input").count() == 0
+    # On a phone the chat is the third of the side tabs (My bets, Shoe, Table chat): the watcher opens it.
+    expect(watcher.locator("#chat")).to_be_hidden()
+    watcher.click("#tab-chat")
+    expect(watcher.locator("#chat-list li .chat-text")).to_be_visible()
     for size, shot in ((page, "laptop"), (watcher, "phone")):
         size.locator("#chat").scroll_into_view_if_needed()
         size.screenshot(path=f"/tmp/chat-{shot}.png", full_page=False)
