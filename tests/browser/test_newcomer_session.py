@@ -191,11 +191,17 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
         )
         state = page.evaluate(STATE)
         if state["roundId"] == round_id:
-            page.wait_for_timeout(500)  # the last card's turn
+            # the result is written once the last card has turned (the reveal), unless the next round came first
+            page.wait_for_function(
+                "(id) => document.getElementById('result-text').textContent.trim() !== ''"
+                " || Number(document.getElementById('table').dataset.roundId) > id",
+                arg=round_id,
+                timeout=15_000,
+            )
             problems += card_problems(page, f"{what}, result")
             problems += banner_problems(page, f"{what}, result")
             done = Round.objects.get(pk=round_id)
-            if lang == "en" and done.winner:
+            if lang == "en" and done.winner and page.evaluate(STATE)["roundId"] == round_id:
                 high, low = sorted([done.player_total, done.banker_total], reverse=True)
                 text = page.text_content("#result-text").strip()
                 expected = f"{WINNER_WORDS[done.winner]} {high} – {low}"
