@@ -25,6 +25,7 @@ from baccarat_site.accounts.services import api_token_issue
 from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
 from baccarat_site.clock import iso
 from baccarat_site.errors import DomainError
+from baccarat_site.jsonlimits import BoundedJSONParser
 from wallets.apis import WalletApi
 from wallets.selectors import wallet_balance
 
@@ -210,9 +211,11 @@ class LimitsApi(APIView):
     """The caller's responsible-gaming limits (docs/api.md, "Responsible gaming"): GET reads them, PUT changes
     the fields it sends (amounts as strings like "100.00", minutes as whole numbers, null for none; fields left
     out stay as they are). Stricter values apply at once, looser ones after 24 hours (listed in ``pending``
-    with ``applies_at``). A bad value: 400 ``invalid_limit`` and nothing changes."""
+    with ``applies_at``). A bad value: 400 ``invalid_limit`` and nothing changes. JSON only: a form cannot say
+    null, and its repeated fields arrive as lists; an empty string is refused rather than read as "none"."""
 
     permission_classes = [IsAuthenticated]
+    parser_classes = [BoundedJSONParser]
 
     class InputSerializer(serializers.Serializer):
         deposit_day = serializers.CharField(allow_null=True, required=False)
@@ -262,5 +265,8 @@ class LimitsApi(APIView):
         unknown = sorted(set(request.data) - set(PLAY_LIMIT_KINDS))
         if unknown:
             raise DomainError(f"Not a limit: {', '.join(k[:40] for k in unknown)}.", code="invalid_limit")
+        blank = sorted(kind for kind, value in request.data.items() if value == "")
+        if blank:
+            raise DomainError(f"{', '.join(blank)}: send null for no limit, not an empty string.", code="invalid_limit")
         state = play_limits_set(user=request.user, changes=dict(request.data))
         return Response(limits_body(state))

@@ -131,6 +131,8 @@ def test_removing_a_limit_is_pending_for_24_hours(player, client_for, clock):
         ({"session_minutes": "soon"}, "session_minutes"),
         ({"session_minutes": True}, "session_minutes"),
         ({"reality_check_minutes": 20}, "reality_check_minutes"),
+        ({"reality_check_minutes": ""}, "reality_check_minutes"),
+        ({"loss_day": ""}, "loss_day"),
         ({"bogus_limit": "1.00"}, "bogus_limit"),
         ({"wager_day": "10.00", "loss_day": "x"}, "loss_day"),
     ],
@@ -148,6 +150,18 @@ def test_a_body_that_is_not_an_object_gets_400(player, client_for):
     client = client_for(player("alice"))
     assert client.put(LIMITS, data="[1]", content_type="application/json").json()["code"] == "invalid_limit"
     assert client.put(LIMITS, data="{", content_type="application/json").json()["code"] == "malformed_json"
+
+
+def test_a_form_body_gets_415_and_changes_nothing(player, client_for):
+    """A form cannot send null and repeats a field as a list (schema fuzzing once got a 200 for
+    ``reality_check_minutes=`` read as "none"): the endpoint takes JSON only."""
+    client = client_for(player("alice"))
+    response = client.put(
+        LIMITS, data="reality_check_minutes=&reality_check_minutes=L", content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 415
+    assert response.json()["code"] == "unsupported_media_type"
+    assert not PlayLimit.objects.exists()
 
 
 @pytest.mark.parametrize("kind", ["wager_day", "wager_week", "wager_month", "loss_day", "loss_week", "loss_month"])
