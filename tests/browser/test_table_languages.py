@@ -3,11 +3,13 @@ amounts always 1,234.00, nothing wider than the screen."""
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, log_in
 from tests.factories import make_table, make_user, make_variant
@@ -64,9 +66,10 @@ def test_every_language_shows_no_english_and_american_amounts_on_a_phone_through
     sources = english_sources()
     assert len(sources) > 50, "the catalogues were read"
     variant = make_variant("Languages rules")
-    # Six pages bet one after the other in one window: 18 clicks, which took more than 4 s on a machine at load 18
-    # (the window closed under the last pages' Confirm). 15 s windows, and the bets start with 12 s or more left.
-    table = make_table("Languages table", variant, betting_seconds=15, deal_interval_ms=300, result_seconds=2)
+    # Six pages bet one after the other in one window: 18 clicks, which took more than 12 s in CI with two workers
+    # (the window closed under the last pages' Confirm, that page never settled and the loop ran out the test's
+    # 300 s). 25 s windows, the bets start with 20 s or more left, and each page's bet is checked as confirmed.
+    table = make_table("Languages table", variant, betting_seconds=25, deal_interval_ms=300, result_seconds=2)
     pages = {}
     for lang in LANGUAGES:
         user = make_user(f"lang-{lang}", PASSWORD)
@@ -86,16 +89,24 @@ def test_every_language_shows_no_english_and_american_amounts_on_a_phone_through
     first, _ = pages["en"]
     first.wait_for_function(
         "document.getElementById('table').dataset.roundState === 'betting'"
-        " && parseInt(document.getElementById('countdown').textContent, 10) >= 12",
+        " && parseInt(document.getElementById('countdown').textContent, 10) >= 20",
         timeout=60_000,
     )
     for page, _errors in pages.values():
         page.click("#chips .chip >> nth=1")
         page.click("#spot-banker")
         page.click("#confirm")
+    for lang, (page, _errors) in pages.items():
+        try:
+            page.wait_for_function(
+                "document.querySelector('[data-confirmed-for=banker]').textContent.trim() !== ''", timeout=30_000
+            )
+        except PlaywrightTimeout:
+            pytest.fail(f"{lang}: the bet was not confirmed: {page.locator('#notice').inner_text()!r}")
     seen: dict[str, set[str]] = {lang: set() for lang in LANGUAGES}
     states: dict[str, set[str]] = {lang: set() for lang in LANGUAGES}
-    for _ in range(160):  # at most about a whole round: the rest of the window, close, dealing, result, settlement
+    deadline = time.monotonic() + 150  # the rest of the window, close, dealing, result, settlement: about 40 s
+    while True:
         for lang, (page, _errors) in pages.items():
             snapshot = page.evaluate(VISIBLE_TEXTS)
             seen[lang].update(snapshot["texts"])
@@ -108,6 +119,8 @@ def test_every_language_shows_no_english_and_american_amounts_on_a_phone_through
             page.locator("#result-net").inner_text().strip() for page, _ in pages.values()
         ):
             break
+        missing = [lang for lang, (page, _) in pages.items() if not page.locator("#result-net").inner_text().strip()]
+        assert time.monotonic() < deadline, f"no settlement shown on {missing}: {states}"
         first.wait_for_timeout(250)
     for lang in LANGUAGES:
         assert {"betting", "dealing"} <= states[lang], (lang, states[lang])
