@@ -63,8 +63,12 @@ def test_two_players_chat_as_text_a_delete_removes_it_and_the_hidden_panel_is_re
     expect(watcher.locator(".chat-signin a")).to_have_text("Log in to chat")
     assert watcher.locator("#chat-input").count() == 0
     # On a phone the chat is the third of the side tabs (My bets, Shoe, Table chat): the watcher opens it.
+    # The message came while another tab was chosen: the chat's tab counts it, and choosing the tab clears it.
     expect(watcher.locator("#chat")).to_be_hidden()
+    expect(watcher.locator("#chat-tab-count")).to_have_text("1 new")
+    expect(watcher.locator("#tab-chat")).to_have_accessible_name("Table chat 1 new")
     watcher.click("#tab-chat")
+    expect(watcher.locator("#chat-tab-count")).to_be_hidden()
     expect(watcher.locator("#chat-list li .chat-text")).to_be_visible()
     for size, shot in ((page, "laptop"), (watcher, "phone")):
         size.locator("#chat").scroll_into_view_if_needed()

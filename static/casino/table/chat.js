@@ -4,7 +4,8 @@
  * (chat.message, chat.deleted, and error frames about a chat.send) are taken here before the table's client
  * sees them; a snapshot's `chat` (the recent messages) is merged in and the snapshot goes on to the table.
  * Every message is written with textContent only: whatever a player typed is shown as text, never as markup.
- * The panel can be hidden; the choice is remembered in localStorage ("casino.chat.hidden"). */
+ * The panel can be hidden; the choice is remembered in localStorage ("casino.chat.hidden"). Below 900 px the chat
+ * is a side tab (layout.js): while another tab is chosen, new messages are counted on the chat's tab. */
 
 const HIDDEN_KEY = "casino.chat.hidden";
 const KEEP = 100; // messages kept on the page
@@ -26,6 +27,33 @@ const fill = (text, values) => text.replace(/%\((\w+)\)s/g, (_, name) => String(
 
 let unread = 0;
 let lastSent = "";
+
+/* ── the phone's chat tab ────────────────────────────────────────────────── */
+
+const tab = document.getElementById("tab-chat");
+const tabCount = document.getElementById("chat-tab-count");
+let tabUnread = 0;
+
+/** Whether the chat is a side tab that is not chosen (a phone or small tablet showing My bets or Shoe). */
+function behindTab() {
+  return Boolean(tab) && tab.offsetParent !== null && tab.getAttribute("aria-selected") !== "true";
+}
+
+function renderTabCount() {
+  if (!tabCount) return;
+  tabCount.hidden = tabUnread === 0;
+  tabCount.textContent = tabUnread ? fill(gettext("%(count)s new"), { count: tabUnread }) : "";
+}
+
+if (tab) {
+  // Chosen by a click, a key (layout.js) or anything else: the messages are in view, nothing is unread.
+  new MutationObserver(() => {
+    if (tab.getAttribute("aria-selected") === "true" && tabUnread) {
+      tabUnread = 0;
+      renderTabCount();
+    }
+  }).observe(tab, { attributes: true, attributeFilter: ["aria-selected"] });
+}
 
 /* ── hide / show ─────────────────────────────────────────────────────────── */
 
@@ -109,6 +137,10 @@ function add(message, counted) {
   if (counted && body.hidden) {
     unread += 1;
     renderToggle();
+  }
+  if (counted && behindTab()) {
+    tabUnread += 1;
+    renderTabCount();
   }
   prune();
   if (stick) scrollToEnd();
