@@ -152,11 +152,6 @@ def expected_house_win(stakes: dict[tuple[str, str], Decimal], *, decks: int, pa
     return sum((Fraction(amount) * edges[edge_key(t, m)] for (t, m), amount in stakes.items()), Fraction(0))
 
 
-def theoretical_hold(stakes: dict[tuple[str, str], Decimal], *, decks: int, paytable: Any) -> Decimal | None:
-    """Stake-weighted mean house edge, in %, of ``{(bet type, mode): stakes}``; None with no stakes."""
-    return percent(expected_house_win(stakes, decks=decks, paytable=paytable), sum(stakes.values(), ZERO))
-
-
 # ── worst-case exposure ─────────────────────────────────────────────────────
 
 
@@ -595,10 +590,6 @@ class FloorTable:
     @property
     def live(self) -> bool:
         return self.round is not None and self.round.state in LIVE_ROUND_STATES
-
-    @property
-    def total_stakes(self) -> Decimal:
-        return sum((amount for _t, amount in self.stakes), ZERO)
 
 
 def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
