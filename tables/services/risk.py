@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -43,6 +43,9 @@ from tables import engine
 from tables.engine.exposure import worst_case_exposure
 from tables.labels import BET_NAMES, label
 from tables.models import Bet, RiskAlert, Round
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -261,11 +264,11 @@ class AlreadyAcknowledged(Conflict):
 
 
 @transaction.atomic
-def risk_alert_acknowledge(*, alert_id: int, actor: Any, note: str = "") -> RiskAlert:
+def risk_alert_acknowledge(*, alert_id: int, actor: User | None, note: str = "") -> RiskAlert:
     """Mark an open alert acknowledged by ``actor`` (who needs ``tables.acknowledge_riskalert``), with an optional
     note, and record it in the audit trail. Compare-and-set: acknowledging twice is refused
     (:class:`AlreadyAcknowledged`) and changes nothing."""
-    if not getattr(actor, "has_perm", None) or not actor.has_perm("tables.acknowledge_riskalert"):
+    if actor is None or not actor.has_perm("tables.acknowledge_riskalert"):
         raise DomainError("You may view risk alerts but not acknowledge them.", code="permission_denied", status=403)
     note = (note or "").strip()[:200]
     now = timezone.now()
