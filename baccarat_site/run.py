@@ -57,19 +57,11 @@ STARTED_LINES: dict[str, Callable[[str], bool]] = {
 
 
 def ensure_services() -> list[str]:
-    """Start the embedded servers where no URL is configured; return which ones this call started."""
+    """Start the embedded servers where no URL is configured (development, which ``make run`` is); return
+    which ones this call started. Their URLs go into the environment every component inherits."""
     from baccarat_site import embedded
 
-    started = []
-    if not os.environ.get("DATABASE_URL"):
-        if not embedded.postgres_running():
-            started.append("postgres")
-        os.environ["DATABASE_URL"] = embedded.ensure_postgres()
-    if not os.environ.get("REDIS_URL"):
-        if not embedded.redis_running():
-            started.append("redis")
-        os.environ["REDIS_URL"] = embedded.ensure_redis()
-    return started
+    return embedded.ensure_services()
 
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})

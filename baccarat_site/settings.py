@@ -1,8 +1,10 @@
-"""Settings, read from the environment (one module, typed helpers).
+"""Settings, read from the environment (typed helpers in baccarat_site.env).
 
 Every value a deployment changes comes from an environment variable; see the
-configuration table in README.md. Without ``DATABASE_URL`` / ``REDIS_URL`` the
-embedded PostgreSQL and Redis under ``var/`` are started (baccarat_site.embedded).
+configuration table in README.md. Without ``DATABASE_URL`` / ``REDIS_URL`` (development only) they point
+at the embedded PostgreSQL and Redis under ``var/`` (baccarat_site.embedded). Importing the settings starts
+nothing: ``manage.py``, ``make run`` (baccarat_site.run) and the test set-up (tests/conftest.py) start those
+servers first and pass their URLs on in the environment.
 """
 
 from __future__ import annotations
@@ -15,27 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from baccarat_site import embedded
+from baccarat_site.env import development_mode, env_bool, env_int, env_list, env_str
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return default if value in (None, "") else int(value)
-
-
-def env_list(name: str, default: str = "") -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
 def env_prepare_threshold() -> int | None:
@@ -79,20 +64,6 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
-def development_mode() -> bool:
-    """Development (embedded servers, a development key) or production (everything from the environment).
-
-    ``BACCARAT_DEV=1`` / ``0`` decides when set (``make run`` and ``make test`` set 1). Otherwise it is
-    development with ``DEBUG`` on, or in a checkout that already runs next to its embedded servers (``var/``
-    exists: ``make run`` or ``make test`` made it), so ``manage.py`` there works as before. Anything else is
-    production: a box that lost a URL refuses to start instead of quietly starting a database of its own.
-    """
-    explicit = os.environ.get("BACCARAT_DEV", "").strip()
-    if explicit:
-        return env_bool("BACCARAT_DEV")
-    return env_bool("DEBUG") or Path(env_str("BACCARAT_VAR_DIR") or BASE_DIR / "var").is_dir()
-
-
 DEVELOPMENT = development_mode()
 DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
@@ -105,14 +76,10 @@ if not DEVELOPMENT:
             f"Refusing a production start without {', '.join(_missing)}. Set them (README: Deployment), or set "
             "BACCARAT_DEV=1 to develop on the embedded PostgreSQL and Redis with a development key."
         )
-if not DATABASE_URL or not REDIS_URL:
-    from baccarat_site import embedded
-
-    DATABASE_URL = DATABASE_URL or embedded.ensure_postgres()
-    REDIS_URL = REDIS_URL or embedded.ensure_redis()
-    # Child processes (daphne, celery, test servers) reuse the same servers.
-    os.environ.setdefault("DATABASE_URL", DATABASE_URL)
-    os.environ.setdefault("REDIS_URL", REDIS_URL)
+# Development without URLs: where the embedded servers answer (or will, once a launcher starts them);
+# nothing is started or created here (embedded.ensure_services does that, before the settings are read).
+DATABASE_URL = DATABASE_URL or embedded.postgres_url()
+REDIS_URL = REDIS_URL or embedded.redis_url()
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY") or "dev-only-insecure-key-never-used-in-production"  # production requires one
@@ -402,10 +369,6 @@ LOGGING = {
 # lines a minute at a 0.5 s tick)? Off in development, where `make run` should show the start and the warnings
 # (baccarat_site.celery quiets them); LOG_TICKS=1 or LOG_LEVEL=DEBUG brings them back.
 LOG_TICKS = env_bool("LOG_TICKS", not DEVELOPMENT or env_str("LOG_LEVEL", "INFO").upper() == "DEBUG")
-
-if not DEBUG:
-    SESSION_COOKIE_HTTPONLY = True
-    CSRF_COOKIE_SAMESITE = "Lax"
 
 # Production is HTTPS, secure by default (``manage.py check --deploy`` is clean); each can be turned off for a
 # deployment that needs it. Behind a TLS-terminating proxy, set SECURE_PROXY_SSL_HEADER=1 so a request the

@@ -1,9 +1,9 @@
 """The settings django-stubs' mypy plugin loads (pyproject.toml, ``[tool.django-stubs]``).
 
 The plugin imports the settings and runs ``django.setup()`` to learn the models; it never connects to a
-database. ``baccarat_site.settings`` would start the embedded PostgreSQL and Redis when no URL is given (or refuse
-to start without one outside development), so a type check would boot servers. Placeholder URLs, set only when
-none is given and only in the type checker's own process, keep ``make lint`` free of them.
+database. ``baccarat_site.settings`` starts no server, but outside development it refuses to load without the
+URLs; placeholder URLs, set only when none is given and only in the type checker's own process, let a type check
+run anywhere.
 """
 
 import os

@@ -11,7 +11,7 @@ write the audit entries (actor, reason, before and after). The live floor links 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -29,6 +29,9 @@ from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
 from tables.models import ChatMessage, ChatMute
 from tables.services import chat
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 MODERATE_PERMISSION = "tables.moderate_chat"
 MAX_PER_ACTION = 100
@@ -258,7 +261,9 @@ class ChatMuteAdmin(ReadOnlyAdmin):
         if submitted and form.is_valid():
             for player in {m.player_id: m.player for m in mutes}.values():
                 try:
-                    lifted = chat.chat_unmute(player=player, reason=form.cleaned_data["reason"], actor=request.user)
+                    lifted = chat.chat_unmute(
+                        player=player, reason=form.cleaned_data["reason"], actor=cast("User", request.user)
+                    )
                 except DomainError as error:
                     self.message_user(request, error.detail, messages.ERROR)
                     continue

@@ -8,7 +8,7 @@ or the list action for several) asks for an optional note and calls
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -27,6 +27,9 @@ from baccarat_site.money import display
 from tables.models import RiskAlert
 from tables.selectors.risk import alerts_with_links
 from tables.services import risk
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 ACKNOWLEDGE_PERMISSION = "tables.acknowledge_riskalert"
 MAX_ALERTS_PER_ACTION = 100
@@ -197,7 +200,9 @@ class RiskAlertAdmin(ReadOnlyAdmin):
         if submitted and form.is_valid():
             for alert in alerts:
                 try:
-                    risk.risk_alert_acknowledge(alert_id=alert.pk, actor=request.user, note=form.cleaned_data["note"])
+                    risk.risk_alert_acknowledge(
+                        alert_id=alert.pk, actor=cast("User", request.user), note=form.cleaned_data["note"]
+                    )
                 except DomainError as error:
                     self.message_user(request, f"Alert {alert.pk}: {error.detail}", messages.WARNING)
                 else:

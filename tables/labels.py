@@ -7,28 +7,36 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from tables.engine import BET_TYPES
 
-#: Every bet's name as players read it, in the engine's order.
-BET_NAMES = {
-    "player": _("Player"),
-    "banker": _("Banker"),
-    "tie": _("Tie"),
-    "player_pair": _("Player Pair"),
-    "banker_pair": _("Banker Pair"),
-    "any_pair": _("Any Pair"),
-    "perfect_pair": _("Perfect Pair"),
-    "player_natural": _("Player Natural"),
-    "banker_natural": _("Banker Natural"),
-    "player_bonus": _("Player Bonus"),
-    "banker_bonus": _("Banker Bonus"),
-    "lucky_six": _("Lucky Six"),
-    "lucky_six_2": _("2-Card Lucky Six"),
-    "lucky_six_3": _("3-Card Lucky Six"),
-}
-assert tuple(BET_NAMES) == BET_TYPES
+
+class BetType(models.TextChoices):
+    """Every bet type (the engine's codes, in its order) with the name players read, translated: the one list
+    the models' choices, the labels and the pages use."""
+
+    PLAYER = "player", _("Player")
+    BANKER = "banker", _("Banker")
+    TIE = "tie", _("Tie")
+    PLAYER_PAIR = "player_pair", _("Player Pair")
+    BANKER_PAIR = "banker_pair", _("Banker Pair")
+    ANY_PAIR = "any_pair", _("Any Pair")
+    PERFECT_PAIR = "perfect_pair", _("Perfect Pair")
+    PLAYER_NATURAL = "player_natural", _("Player Natural")
+    BANKER_NATURAL = "banker_natural", _("Banker Natural")
+    PLAYER_BONUS = "player_bonus", _("Player Bonus")
+    BANKER_BONUS = "banker_bonus", _("Banker Bonus")
+    LUCKY_SIX = "lucky_six", _("Lucky Six")
+    LUCKY_SIX_2 = "lucky_six_2", _("2-Card Lucky Six")
+    LUCKY_SIX_3 = "lucky_six_3", _("3-Card Lucky Six")
+
+
+assert tuple(BetType.values) == BET_TYPES
+
+#: Every bet's name as players read it, in the engine's order: :class:`BetType`'s labels by code.
+BET_NAMES = dict(BetType.choices)
 
 #: The two ways a table pays Banker.
 MODE_NAMES = {

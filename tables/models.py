@@ -25,6 +25,7 @@ from baccarat_site import money
 from tables import engine
 from tables.engine.bets import BET_TYPES as _BET_TYPES
 from tables.engine.payouts import DEFAULT_PAYTABLE, Paytable
+from tables.labels import BetType
 
 
 def default_paytable() -> dict[str, Any]:
@@ -95,9 +96,7 @@ def as_stored(instance: models.Model) -> None:
 
 
 def _bet_name(bet_type: str) -> str:
-    from tables.labels import BET_NAMES
-
-    return str(BET_NAMES.get(bet_type, bet_type))
+    return str(BetType(bet_type).label) if bet_type in BetType.values else bet_type
 
 
 def _odds_text(value: Any) -> str:
@@ -332,7 +331,7 @@ class VariantBet(models.Model):
     """A bet type a variant offers, with its per-round minimum and maximum stake and its shoe-round cut-off."""
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="bets")
-    bet_type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
+    bet_type = models.CharField(max_length=16, choices=BetType.choices)
     min_stake = models.DecimalField(
         max_digits=12, decimal_places=2, default=Decimal("1.00"), validators=[MinValueValidator(money.CENT)]
     )
@@ -562,7 +561,7 @@ class TableLimit(models.Model):
     """A table's own limits for one bet type: only narrower than its variant's (a higher minimum, a lower maximum)."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits")
-    bet_type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
+    bet_type = models.CharField(max_length=16, choices=BetType.choices)
     min_stake = models.DecimalField(
         max_digits=12,
         decimal_places=2,

@@ -1,5 +1,11 @@
 """Shared fixtures. Tests run against real PostgreSQL and Redis: the embedded
-servers under var/ by default, or DATABASE_URL / REDIS_URL when set."""
+servers under var/ by default, or DATABASE_URL / REDIS_URL when set.
+
+The test set-up starts the embedded servers (importing the settings never does): first thing, before Django
+reads its settings, so their URLs are in the environment for the settings and for every process a test starts.
+That is why pyproject.toml names no DJANGO_SETTINGS_MODULE for pytest-django (it would read the settings
+before this file runs): this file names them and sets Django up; pytest-django finds it done.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,14 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import django
 import pytest
+
+from baccarat_site.embedded import ensure_services
+
+ensure_services()
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
+django.setup()
 
 
 @pytest.fixture(scope="session")

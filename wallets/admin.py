@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -33,6 +33,9 @@ from baccarat_site.errors import DomainError
 from wallets import selectors, services
 from wallets.forms import AdjustmentForm, DecisionForm, MoneyMovementForm
 from wallets.models import LedgerEntry, LedgerTransaction, MoneyRequest, Wallet
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # Most wallets one action moves money for (they are locked together, in one transaction).
 MAX_WALLETS_PER_ACTION = 100
@@ -202,8 +205,8 @@ class WalletAdmin(ReadOnlyAdmin):
                 for wallet in wallets:
                     try:
                         outcome = services.wallet_move_once(
-                            kind=movement.kind, user=wallet.user, amount=amount, reason=reason, key=key,
-                            actor=request.user,
+                            kind=movement.kind, user=cast("User", wallet.user), amount=amount, reason=reason, key=key,
+                            actor=cast("User", request.user),
                         )  # fmt: skip
                     except DomainError as exc:
                         raise _Refused(wallet, exc) from exc
@@ -296,9 +299,9 @@ class MoneyRequestAdmin(ReadOnlyAdmin):
             for asked in chosen:  # each on its own: one request's refusal does not hold back the others
                 try:
                     if approve:
-                        services.money_request_approve(request_id=asked.pk, actor=request.user, note=note)
+                        services.money_request_approve(request_id=asked.pk, actor=cast("User", request.user), note=note)
                     else:
-                        services.money_request_reject(request_id=asked.pk, actor=request.user, note=note)
+                        services.money_request_reject(request_id=asked.pk, actor=cast("User", request.user), note=note)
                 except DomainError as error:
                     self.message_user(request, f"Request #{asked.pk}: {error.detail}", messages.ERROR)
                 else:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
@@ -15,6 +17,9 @@ from baccarat_site.api.fields import IsoMillisField
 from baccarat_site.api.pagination import PAGE_PARAMETERS, page_of, paginated
 from wallets import selectors
 from wallets.models import LedgerEntry
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class WalletApi(APIView):
@@ -31,7 +36,7 @@ class WalletApi(APIView):
 
     @extend_schema(responses={200: OutputSerializer, 401: ERRORS[401]})
     def get(self, request: Request) -> Response:
-        return Response(self.OutputSerializer(selectors.wallet_balance(user=request.user)).data)
+        return Response(self.OutputSerializer(selectors.wallet_balance(user=cast("User", request.user))).data)
 
 
 class LedgerApi(APIView):
@@ -56,5 +61,5 @@ class LedgerApi(APIView):
         responses={200: page_of(OutputSerializer, "LedgerPage"), 400: ERRORS[400], 401: ERRORS[401], 404: ERRORS[404]},
     )
     def get(self, request: Request) -> Response:
-        entries = selectors.ledger_entries(user=request.user)
+        entries = selectors.ledger_entries(user=cast("User", request.user))
         return paginated(queryset=entries, serializer_class=self.OutputSerializer, request=request, view=self)

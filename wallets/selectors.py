@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
 from django.db import connection
@@ -17,13 +17,16 @@ from django.utils import timezone
 from baccarat_site.money import CENT, ZERO, cents
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 class WalletBalance(TypedDict):
     balance: Decimal
     currency: str
 
 
-def wallet_balance(*, user: Any) -> WalletBalance:
+def wallet_balance(*, user: User) -> WalletBalance:
     """``{"balance": Decimal, "currency": str}``; a player without a wallet yet has 0.00."""
     row = Wallet.objects.filter(user=user).values("balance", "currency").first()
     return row or {"balance": ZERO, "currency": settings.CURRENCY}
@@ -37,7 +40,7 @@ def balances_of(*, user_ids: Iterable[int]) -> dict[int, Decimal]:
     return dict(Wallet.objects.filter(user_id__in=ids, kind=Wallet.Kind.PLAYER).values_list("user_id", "balance"))
 
 
-def ledger_entries(*, user: Any) -> QuerySet[LedgerEntry]:
+def ledger_entries(*, user: User) -> QuerySet[LedgerEntry]:
     """The player's own ledger entries, newest first, with their transaction."""
     return (
         LedgerEntry.objects.filter(wallet__user=user, wallet__kind=Wallet.Kind.PLAYER)
@@ -193,7 +196,7 @@ def starting_balance() -> Decimal:
     return Decimal(str(getattr(settings, "STARTING_BALANCE", "1000.00"))).quantize(CENT)
 
 
-def wallet_last_refill_at(*, user: Any) -> datetime | None:
+def wallet_last_refill_at(*, user: User) -> datetime | None:
     """When the player last refilled (None: never)."""
     return (
         LedgerTransaction.objects.filter(
@@ -221,7 +224,7 @@ class RefillStatus:
         return self.refusal is None
 
 
-def wallet_opened_unfunded_at(*, user: Any) -> datetime | None:
+def wallet_opened_unfunded_at(*, user: User) -> datetime | None:
     """When the player's wallet was opened, if it never received any deposit: not the starting money (a sign-up
     past its address's credited ones), nor staff's or a command's. None once any deposit reached it."""
     funded = LedgerTransaction.objects.filter(
@@ -233,7 +236,7 @@ def wallet_opened_unfunded_at(*, user: Any) -> datetime | None:
 
 
 def wallet_refill_status(
-    *, user: Any, minimum_stake: Decimal, balance: Decimal | None = None, now: datetime | None = None
+    *, user: User, minimum_stake: Decimal, balance: Decimal | None = None, now: datetime | None = None
 ) -> RefillStatus:
     """The refill rules, read: a balance below ``minimum_stake`` (the smallest stake a player can bet, which
     the tables know: ``tables.selectors.tables.table_minimum_stake``) and below the starting balance may be

@@ -27,7 +27,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -39,6 +39,9 @@ from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError
 from wallets import selectors
 from wallets.models import LedgerTransaction, MoneyRequest, Wallet
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # wallets_wallet.balance / wallets_ledgerentry.amount are numeric(14, 2).
 MAX_BALANCE = Decimal("999999999999.99")
@@ -92,7 +95,7 @@ def house_wallet() -> Wallet:
     return wallet
 
 
-def wallet_for(*, user: Any) -> Wallet:
+def wallet_for(*, user: User) -> Wallet:
     """The player's wallet, created (empty) on first use."""
     wallet = Wallet.objects.filter(user=user).first()
     if wallet is None:
@@ -109,7 +112,7 @@ FOR UPDATE OF w
 """
 
 
-def wallet_lock(*, user: Any) -> Wallet:
+def wallet_lock(*, user: User) -> Wallet:
     """Lock and return the player's wallet (``SELECT … FOR UPDATE``), creating it if needed.
 
     Call inside ``transaction.atomic``; the lock is held until the transaction ends.
@@ -161,7 +164,7 @@ def wallet_post(
     kind: str,
     reference: str,
     reason: str = "",
-    actor: Any = None,
+    actor: User | None = None,
 ) -> int:
     """Move ``amount`` between a player wallet and the house (positive credits the player); return
     the ledger transaction's id.
@@ -206,7 +209,7 @@ def wallet_post(
 
 @transaction.atomic
 def wallet_deposit(
-    *, user: Any, amount: Decimal | str | int, reason: str, reference: str = "", actor: Any = None
+    *, user: User, amount: Decimal | str | int, reason: str, reference: str = "", actor: User | None = None
 ) -> LedgerTransaction:
     """Credit play money to a player (from the house); audited as ``wallet.deposit``."""
     value = positive_amount(amount)
@@ -223,7 +226,7 @@ def wallet_deposit(
 
 @transaction.atomic
 def wallet_withdraw(
-    *, user: Any, amount: Decimal | str | int, reason: str, reference: str = "", actor: Any = None
+    *, user: User, amount: Decimal | str | int, reason: str, reference: str = "", actor: User | None = None
 ) -> LedgerTransaction:
     """Debit a player's wallet back to the house; refused (:class:`InsufficientFunds`, nothing written)
     when the balance does not cover it. Audited as ``wallet.withdraw``."""
@@ -241,7 +244,7 @@ def wallet_withdraw(
 
 @transaction.atomic
 def wallet_adjust(
-    *, user: Any, amount: Decimal, reason: str, reference: str = "", actor: Any = None
+    *, user: User, amount: Decimal, reason: str, reference: str = "", actor: User | None = None
 ) -> LedgerTransaction:
     """An operator's correction: ``amount`` is signed (positive credits the player, negative debits
     them, refused like a withdrawal when the balance does not cover it). Audited as ``wallet.adjust``."""
@@ -260,7 +263,7 @@ def wallet_adjust(
 
 
 def _operator_move(
-    *, user: Any, amount: Decimal, kind: str, action: str, reason: str, reference: str, actor: Any
+    *, user: User, amount: Decimal, kind: str, action: str, reason: str, reference: str, actor: User | None
 ) -> LedgerTransaction:
     """Post a signed ``amount`` between the player and the house, and record ``action`` in the audit
     trail with the balance before and after, in the caller's transaction (``actor`` is None for commands)."""
@@ -291,7 +294,7 @@ def _operator_move(
     return LedgerTransaction.objects.get(pk=txn_id)
 
 
-def _operator_reference(actor: Any) -> str:
+def _operator_reference(actor: User | None) -> str:
     return f"operator:{actor.pk}" if actor is not None else "operator"
 
 
@@ -351,7 +354,9 @@ def _signed_amount(kind: str, amount: Decimal) -> Decimal:
 
 
 @transaction.atomic
-def wallet_move_once(*, kind: str, user: Any, amount: Decimal, reason: str, key: str, actor: Any) -> StaffMovement:
+def wallet_move_once(
+    *, kind: str, user: User, amount: Decimal, reason: str, key: str, actor: User | None
+) -> StaffMovement:
     """A staff member's deposit, withdrawal or adjustment (``amount`` signed for an adjustment), asked for by a
     form that carries a one-time ``key``: the same key moves money (or asks for approval) once, however often the
     form is posted, and later posts report what the first did. Above :func:`approval_threshold` it is not applied
@@ -405,7 +410,7 @@ def wallet_move_once(*, kind: str, user: Any, amount: Decimal, reason: str, key:
     return StaffMovement(transaction=txn, request=None, repeated=False)
 
 
-def _decide(*, request_id: int, actor: Any) -> MoneyRequest:
+def _decide(*, request_id: int, actor: User | None) -> MoneyRequest:
     """The pending request, locked, after the checks every decision shares."""
     if actor is None or not actor.has_perm("wallets.approve_money"):
         raise NotAllowed("Only staff with the right to approve money requests may decide one.")
@@ -422,7 +427,7 @@ def _decide(*, request_id: int, actor: Any) -> MoneyRequest:
 
 
 @transaction.atomic
-def money_request_approve(*, request_id: int, actor: Any, note: str = "") -> MoneyRequest:
+def money_request_approve(*, request_id: int, actor: User | None, note: str = "") -> MoneyRequest:
     """Approve a pending request and apply it, once: the request row is locked, a second approval (or a rejection
     meanwhile) finds it decided. Refused to its own maker, to the player, and to staff without
     ``wallets.approve_money``; an approval whose movement the wallet refuses (a withdrawal larger than the
@@ -454,7 +459,7 @@ def money_request_approve(*, request_id: int, actor: Any, note: str = "") -> Mon
 
 
 @transaction.atomic
-def money_request_reject(*, request_id: int, actor: Any, note: str) -> MoneyRequest:
+def money_request_reject(*, request_id: int, actor: User | None, note: str) -> MoneyRequest:
     """Reject a pending request (with a reason): no money moves. The same checks as an approval."""
     note = (note or "").strip()
     if not note:
@@ -611,7 +616,7 @@ class RefillTooSoon(Conflict):
 
 
 @transaction.atomic
-def wallet_open_player(*, user: Any, credit: bool = True) -> LedgerTransaction | None:
+def wallet_open_player(*, user: User, credit: bool = True) -> LedgerTransaction | None:
     """Give a new player the starting play money (``settings.STARTING_BALANCE``) as a deposit from the house.
 
     Exactly once per player: under the wallet's row lock, a second call (or a concurrent one, which waits for
@@ -638,7 +643,7 @@ def wallet_open_player(*, user: Any, credit: bool = True) -> LedgerTransaction |
 
 
 @transaction.atomic
-def wallet_refill(*, user: Any, minimum_stake: Decimal) -> LedgerTransaction:
+def wallet_refill(*, user: User, minimum_stake: Decimal) -> LedgerTransaction:
     """Top a player's play money back up to the starting balance, from the house.
 
     Allowed when the balance is below ``minimum_stake`` (the smallest stake a player can bet, which the

@@ -7,7 +7,7 @@ GET/PUT /api/account/limits/: the player's responsible-gaming limits (``accounts
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib.auth import logout
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -28,6 +28,9 @@ from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import BoundedJSONParser
 from wallets.apis import WalletApi
 from wallets.selectors import wallet_balance
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class TokenApi(APIView):
@@ -102,7 +105,7 @@ class RefillApi(APIView):
     )
     def post(self, request: Request) -> Response:
         services.player_refill(user=request.user)
-        return Response(WalletApi.OutputSerializer(wallet_balance(user=request.user)).data)
+        return Response(WalletApi.OutputSerializer(wallet_balance(user=cast("User", request.user))).data)
 
 
 class _SelfRestrictApi(APIView):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from axes.helpers import get_client_ip_address
 from django.conf import settings
@@ -37,6 +37,9 @@ from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, Restriction
 from baccarat_site.errors import DomainError
 from baccarat_site.money import display
 from wallets import selectors as wallet_selectors
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 _Response = TypeVar("_Response", bound=HttpResponseBase)
 
@@ -308,7 +311,7 @@ def refill(request: HttpRequest) -> HttpResponse:
         status = selectors.refill_status(user=request.user)
         messages.error(request, _refusal_text(error.code, status) or error.detail or _("The refill was refused."))
     else:
-        balance = display(wallet_selectors.wallet_balance(user=request.user)["balance"])
+        balance = display(wallet_selectors.wallet_balance(user=cast("User", request.user))["balance"])
         messages.success(request, _("Your play money is back to %(amount)s.") % {"amount": balance})
     return redirect("profile")
 

@@ -22,11 +22,6 @@ class Rank(StrEnum):
     QUEEN = "Q"
     KING = "K"
 
-    @property
-    def value_points(self) -> int:
-        """Baccarat points: Ace 1, 2–9 face value, 10/J/Q/K 0."""
-        return RANK_POINTS[self]
-
 
 class Suit(StrEnum):
     SPADES = "S"

@@ -165,8 +165,6 @@ def simulate(
     sim = Simulation(decks=decks)
     counts = sim.counts
     v = INT_VALUES
-    rk = INT_RANKS
-    draws = BANKER_DRAWS
     seeds = shoe_seeds(seed)
     total = 52 * decks
     low, high = clamp_cut_range(total, cut_range)
@@ -181,30 +179,8 @@ def simulate(
         limit = min(rounds - done, total)  # at most this many rounds from this shoe
         dealt = 0
         while pos <= cut_index and dealt < limit:
-            p1, b1, p2, b2 = order[pos], order[pos + 1], order[pos + 2], order[pos + 3]
-            pos += 4
-            pt = (v[p1] + v[p2]) % 10
-            bt = (v[b1] + v[b2]) % 10
-            if pt >= 8 or bt >= 8:
-                kind = 0
-            else:
-                if pt <= 5:
-                    x = v[order[pos]]
-                    pos += 1
-                    draw = draws[bt][x]
-                    pt = (pt + x) % 10
-                else:
-                    draw = bt <= 5
-                if draw:
-                    bt = (bt + v[order[pos]]) % 10
-                    pos += 1
-                    kind = 2
-                else:
-                    kind = 1
-            counts[
-                ((pt * 10 + bt) * 3 + kind) * 16
-                + ((rk[p1] == rk[p2]) | (rk[b1] == rk[b2]) << 1 | (p1 == p2) << 2 | (b1 == b2) << 3)
-            ] += 1
+            key, pos = deal_key(order, pos)
+            counts[key] += 1
             dealt += 1
         done += dealt
         if progress is not None and done >= next_report:

@@ -15,7 +15,7 @@ from typing import Any
 from django.utils import timezone
 
 from baccarat_site import money
-from baccarat_site.clock import iso, server_time
+from baccarat_site.clock import iso
 from baccarat_site.money import display
 from tables.models import Round, Shoe
 from tables.presence import player_counts
@@ -149,8 +149,3 @@ def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
             }
         )
     return tiles
-
-
-def lobby_snapshot() -> dict[str, Any]:
-    """The stream's ``snapshot`` frame: every tile and the server's clock."""
-    return {"type": "snapshot", "tables": lobby_tiles(), "server_time": server_time()}

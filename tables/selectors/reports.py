@@ -24,7 +24,8 @@ Definitions
 - **Worst-case exposure** (live floor): the most the house can lose on the live round's open bets, priced
   with that round's own paytable (``Round.terms``) over every outcome the *current shoe's* deck count allows
   (:attr:`tables.models.Shoe.decks`: a variant switched mid-shoe to one deck changes nothing until the next
-  shoe), exact once the result is dealt; see :func:`worst_case_exposure` and :func:`round_exposure`.
+  shoe), exact once the result is dealt; see
+  :func:`tables.engine.exposure.worst_case_exposure` and :func:`round_exposure`.
 - **Player day** (ledger): opening balance = the sum of the wallet's ledger entries before the day;
   stakes, payouts, refunds and other movements (deposits, withdrawals, adjustments) = the day's entries
   by transaction kind; closing = opening + the day's entries.
@@ -41,7 +42,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -51,11 +52,13 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from baccarat_site.money import CENT, ZERO, cents
+
+# The exposure rule is the engine's (possible outcomes, pricing, rounding); the floor prices live rounds with it.
+from tables.engine.exposure import Exposure, result_exposure, stake_key, worst_case_exposure
 from tables.models import Bet, Round, Table, shoe_decks_sql
 
 if TYPE_CHECKING:
     from tables.engine import Paytable
-    from tables.engine.tableau import Winner
 
 SETTLED_BET_STATES = (Bet.Status.WON, Bet.Status.LOST, Bet.Status.PUSH)
 LIVE_ROUND_STATES = (
@@ -152,195 +155,7 @@ def expected_house_win(stakes: dict[tuple[str, str], Decimal], *, decks: int, pa
     return sum((Fraction(amount) * edges[edge_key(t, m)] for (t, m), amount in stakes.items()), Fraction(0))
 
 
-def theoretical_hold(stakes: dict[tuple[str, str], Decimal], *, decks: int, paytable: Any) -> Decimal | None:
-    """Stake-weighted mean house edge, in %, of ``{(bet type, mode): stakes}``; None with no stakes."""
-    return percent(expected_house_win(stakes, decks=decks, paytable=paytable), sum(stakes.values(), ZERO))
-
-
 # ── worst-case exposure ─────────────────────────────────────────────────────
-
-
-def _pair_options(first: int, second: int, perfect_possible: bool) -> tuple[tuple[bool, bool], ...]:
-    """(pair, perfect pair) a side's first two cards can show, given their point values.
-
-    Equal values 1–9 are the same rank, hence always a pair; two value-0 cards (10, J, Q, K) may or may not
-    be; a perfect pair (same rank and suit) needs two copies of a card, so at least two decks.
-    """
-    if first != second:
-        return ((False, False),)
-    pairs = ((True, False), (True, True)) if perfect_possible else ((True, False),)
-    return ((False, False), *pairs) if first == 0 else pairs
-
-
-@lru_cache(maxsize=8)
-def possible_facts(decks: int) -> tuple[Any, ...]:
-    """Every distinct :class:`tables.engine.Facts` a round dealt from a fresh shoe of ``decks`` can produce.
-
-    The deal is enumerated over point values exactly as the tableau plays it (both two-card hands, Player's
-    third card, Banker's), taking cards out of the value counts as they are dealt; the pair flags are then
-    combined as the first two cards' ranks allow (:func:`_pair_options`). The set is exact up to the
-    rank/suit level for the pair flags (two decks or more hold every combination); it is never smaller
-    than the set of reachable outcomes, so a maximum over it is a safe upper bound.
-    """
-    from tables.engine import Facts, banker_draws, player_draws
-
-    if not 1 <= decks <= 8:
-        raise ValueError(f"a shoe holds 1 to 8 decks, not {decks}")
-    counts = [16 * decks] + [4 * decks] * 9
-    perfect_possible = decks >= 2
-    # (player total, banker total, player natural, banker natural, banker cards, player pairs, banker pairs)
-    mains: set[tuple[int, int, bool, bool, int, tuple, tuple]] = set()
-    c = counts
-    for p1 in range(10):  # every value class holds at least four cards
-        c[p1] -= 1
-        for p2 in range(p1, 10):
-            if c[p2] <= 0:
-                continue
-            c[p2] -= 1
-            pt = (p1 + p2) % 10
-            player_pairs = _pair_options(p1, p2, perfect_possible)
-            for b1 in range(10):
-                if c[b1] <= 0:
-                    continue
-                c[b1] -= 1
-                for b2 in range(b1, 10):
-                    if c[b2] <= 0:
-                        continue
-                    c[b2] -= 1
-                    bt = (b1 + b2) % 10
-                    pairs = (player_pairs, _pair_options(b1, b2, perfect_possible))
-                    if pt >= 8 or bt >= 8:
-                        mains.add((pt, bt, pt >= 8, bt >= 8, 2, *pairs))
-                    elif player_draws(pt):
-                        for x in range(10):
-                            if c[x] <= 0:
-                                continue
-                            c[x] -= 1
-                            pf = (pt + x) % 10
-                            if banker_draws(bt, x):
-                                for y in range(10):
-                                    if c[y] > 0:
-                                        mains.add((pf, (bt + y) % 10, False, False, 3, *pairs))
-                            else:
-                                mains.add((pf, bt, False, False, 2, *pairs))
-                            c[x] += 1
-                    elif banker_draws(bt, None):
-                        for y in range(10):
-                            if c[y] > 0:
-                                mains.add((pt, (bt + y) % 10, False, False, 3, *pairs))
-                    else:
-                        mains.add((pt, bt, False, False, 2, *pairs))
-                    c[b2] += 1
-                c[b1] += 1
-            c[p2] += 1
-        c[p1] += 1
-    out = set()
-    for pt, bt, pnat, bnat, bcards, player_pairs, banker_pairs in mains:
-        winner: Winner = "player" if pt > bt else "banker" if bt > pt else "tie"
-        for ppair, pperfect in player_pairs:
-            for bpair, bperfect in banker_pairs:
-                out.add(Facts(winner, pt, bt, pnat, bnat, bcards, ppair, bpair, pperfect, bperfect))
-    return tuple(sorted(out))
-
-
-def _bet_keys() -> tuple[tuple[str, str], ...]:
-    from tables.engine import BET_TYPES
-
-    return (*((t, TRADITIONAL) for t in BET_TYPES), ("banker", NO_COMMISSION))
-
-
-def _key_of(bet_type: str, mode: str) -> tuple[str, str]:
-    """Only a Banker bet's mode changes what it pays."""
-    return (bet_type, NO_COMMISSION if bet_type == "banker" and mode == NO_COMMISSION else TRADITIONAL)
-
-
-@lru_cache(maxsize=32)
-def _outcome_vectors(decks: int, paytable: Any) -> tuple[tuple[dict[tuple[str, str], tuple[str, Decimal]], Any], ...]:
-    """The distinct ways a round can treat the 15 (bet type, mode) pairs, each with one round that does so."""
-    from tables.engine import bet_outcome
-
-    keys = _bet_keys()
-    vectors: dict[tuple, Any] = {}
-    for facts in possible_facts(decks):
-        vector = tuple(bet_outcome(t, facts, m, paytable) for t, m in keys)
-        vectors.setdefault(vector, facts)
-    return tuple((dict(zip(keys, vector, strict=True)), facts) for vector, facts in vectors.items())
-
-
-@dataclass(frozen=True)
-class Exposure:
-    """The house's net payout (returns − stakes) in the worst case, and a round that produces it."""
-
-    net: Decimal
-    facts: Any = None  # tables.engine.Facts, None without open bets
-    exact: bool = False  # True when the round's result is known (dealt), so the figure is not a bound
-
-    @property
-    def outcome(self) -> str:
-        return describe_facts(self.facts) if self.facts is not None else ""
-
-
-class _Book:
-    """Open bets grouped as ``{(type, mode): {amount: count}}``, paying each bet as settlement does."""
-
-    def __init__(self, bets: Iterable[tuple[str, str, Decimal, int]]) -> None:
-        self.groups: dict[tuple[str, str], dict[Decimal, int]] = defaultdict(lambda: defaultdict(int))
-        for bet_type, mode, amount, count in bets:
-            self.groups[_key_of(bet_type, mode)][Decimal(amount)] += count
-        self.stakes = {key: sum((a * n for a, n in by.items()), ZERO) for key, by in self.groups.items()}
-        self.total = sum(self.stakes.values(), ZERO)
-        self._won: dict[tuple[tuple[str, str], Decimal], Decimal] = {}
-
-    def returns(self, key: tuple[str, str], outcome: str, odds: Decimal) -> Decimal:
-        if outcome == "lost":
-            return ZERO
-        if outcome == "push":
-            return self.stakes[key]
-        memo = self._won.get((key, odds))
-        if memo is None:  # winnings rounded down to the cent per bet, as tables.engine.settle does
-            memo = sum(
-                (n * (a + (a * odds).quantize(CENT, rounding=ROUND_DOWN)) for a, n in self.groups[key].items()), ZERO
-            )
-            self._won[(key, odds)] = memo
-        return memo
-
-    def net(self, vector: Mapping[tuple[str, str], tuple[str, Decimal]]) -> Decimal:
-        return sum((self.returns(key, *vector[key]) for key in self.groups), ZERO) - self.total
-
-
-def worst_case_exposure(bets: Iterable[tuple[str, str, Decimal, int]], *, decks: int, paytable: Any) -> Exposure:
-    """The most the house can lose on a round's open bets: max over outcomes of (returns − stakes).
-
-    ``bets`` is ``(type, mode, amount, count)`` rows. This is the honest maximum, not a sum of per-type
-    best cases: every distinct outcome a round can have (:func:`possible_facts`: winner and totals, naturals,
-    Banker's card count, pairs and perfect pairs as the first cards allow) is priced with
-    :func:`tables.engine.bet_outcome`, the function settlement uses, each bet's winnings rounded down to
-    the cent as settlement rounds them, and the worst one kept. Mutually exclusive bets (Player and Banker,
-    a 9–0 natural and a Lucky Six) never both win in it. The cards already dealt in a round are not taken
-    into account (see :func:`round_exposure` for a round whose result is known), so during dealing the
-    figure is an upper bound. Negative when the house wins whatever happens; 0.00 without bets.
-    """
-    book = _Book(bets)
-    if not book.groups:
-        return Exposure(net=ZERO)
-    worst: tuple[Decimal, Any] | None = None
-    for vector, facts in _outcome_vectors(decks, paytable):
-        net = book.net(vector)
-        if worst is None or net > worst[0]:
-            worst = (net, facts)
-    assert worst is not None
-    return Exposure(net=worst[0].quantize(CENT), facts=worst[1])
-
-
-def result_exposure(bets: Iterable[tuple[str, str, Decimal, int]], *, facts: Any, paytable: Any) -> Exposure:
-    """What the house pays net on a known result (returns − stakes)."""
-    from tables.engine import bet_outcome
-
-    book = _Book(bets)
-    if not book.groups:
-        return Exposure(net=ZERO, exact=True)
-    vector = {key: bet_outcome(key[0], facts, key[1], paytable) for key in book.groups}
-    return Exposure(net=book.net(vector).quantize(CENT), facts=facts, exact=True)
 
 
 def round_exposure(round_: Round, bets: Iterable[tuple[str, str, Decimal, int]]) -> Exposure:
@@ -357,23 +172,6 @@ def round_exposure(round_: Round, bets: Iterable[tuple[str, str, Decimal, int]])
 
         return result_exposure(bets, facts=facts_of(round_result_of(round_)), paytable=paytable)
     return worst_case_exposure(bets, decks=decks, paytable=paytable)
-
-
-def describe_facts(facts: Any) -> str:
-    """A round in a few words, e.g. ``Tie (Player 6, Banker 6), Player pair``."""
-    winner = {"player": "Player wins", "banker": "Banker wins", "tie": "Tie"}[facts.winner]
-    parts = [f"{winner} (Player {facts.player_total}, Banker {facts.banker_total})"]
-    if facts.player_natural or facts.banker_natural:
-        parts.append("natural")
-    elif facts.banker_card_count == 3:
-        parts.append("Banker on three cards")
-    for side, pair, perfect in (
-        ("Player", facts.player_pair, facts.player_perfect_pair),
-        ("Banker", facts.banker_pair, facts.banker_perfect_pair),
-    ):
-        if pair:
-            parts.append(f"{side} {'perfect ' if perfect else ''}pair")
-    return ", ".join(parts)
 
 
 # ── settled bets by table and day (reports and the floor) ────────────────────
@@ -479,7 +277,7 @@ def table_day_report(*, date_from: date, date_to: date, table_id: int | None = N
 
 
 def edge_mode(bet_type: str, mode: str) -> str:
-    return _key_of(bet_type, mode)[1]
+    return stake_key(bet_type, mode)[1]
 
 
 @dataclass
@@ -595,10 +393,6 @@ class FloorTable:
     @property
     def live(self) -> bool:
         return self.round is not None and self.round.state in LIVE_ROUND_STATES
-
-    @property
-    def total_stakes(self) -> Decimal:
-        return sum((amount for _t, amount in self.stakes), ZERO)
 
 
 def live_floor(*, now: datetime | None = None) -> list[FloorTable]:

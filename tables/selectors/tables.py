@@ -417,11 +417,9 @@ def user_round_bets(user: Any, round_id: int) -> list[dict[str, Any]]:
     ]
 
 
-def table_snapshot(table_id: int, user: Any = None) -> dict[str, Any]:
-    """The WebSocket ``snapshot`` frame: everything a browser needs to draw the table now.
-
-    For a signed-in ``user`` it adds the balance and the user's bets in the current round.
-    """
+def table_snapshot(table_id: int) -> dict[str, Any]:
+    """The WebSocket ``snapshot`` frame: everything a browser needs to draw the table now, the same for every
+    viewer (the consumer adds a signed-in player's own part with :func:`player_snapshot`)."""
     detail = table_detail(table_id)
     round_ = detail.pop("current_round")
     table = {
@@ -463,8 +461,6 @@ def table_snapshot(table_id: int, user: Any = None) -> dict[str, Any]:
         else None
     )
     snapshot["last_round"] = round_detail(last) if last is not None else None
-    if user is not None and getattr(user, "is_authenticated", False):
-        snapshot.update(player_snapshot(user, snapshot))
     return snapshot
 
 

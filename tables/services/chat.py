@@ -25,7 +25,7 @@ import time
 import unicodedata
 import uuid
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -41,6 +41,9 @@ from baccarat_site.redis_client import redis_client
 from tables.events import table_chat_event
 from tables.models import ChatMessage, ChatMute, Table
 from tables.selectors.chat import active_mute, chat_body
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +154,7 @@ WHERE u.id = %s
 """
 
 
-def chat_may_write(*, user: Any, table_id: int) -> None:
+def chat_may_write(*, user: User, table_id: int) -> None:
     """Refuse (``DomainError``) a player who may not write at ``table_id`` now: signed out, disabled,
     restricted, muted; or a table that is gone. Read now, not at sign-in (one query)."""
     if user is None or not getattr(user, "is_authenticated", False):
@@ -173,7 +176,7 @@ def chat_may_write(*, user: Any, table_id: int) -> None:
         raise NotFound("No such table.", code="table_not_found")
 
 
-def chat_send(*, user: Any, table_id: int, text: Any) -> dict[str, Any]:
+def chat_send(*, user: User, table_id: int, text: Any) -> dict[str, Any]:
     """Store ``user``'s message at ``table_id`` and announce it (``chat.message``) once committed; returns the
     message's body. Refusals, in this order (each changes nothing): the text, the player and the table, the rate.
 
@@ -194,9 +197,15 @@ def chat_send(*, user: Any, table_id: int, text: Any) -> dict[str, Any]:
 # ── operators ───────────────────────────────────────────────────────────────
 
 
-def _operator_reason(actor: Any, reason: str) -> str:
+def _moderator(actor: User | None) -> User:
+    """``actor``, who must moderate the chat (403 ``not_allowed`` otherwise)."""
     if actor is None or not actor.has_perm(MODERATE_PERMISSION):
         raise DomainError("Only staff who moderate the chat may do this.", code="not_allowed", status=403)
+    return actor
+
+
+def _operator_reason(actor: User | None, reason: str) -> str:
+    _moderator(actor)
     reason = (reason or "").strip()
     if len(reason) < 3:
         raise DomainError(
@@ -206,7 +215,7 @@ def _operator_reason(actor: Any, reason: str) -> str:
 
 
 @transaction.atomic
-def chat_delete(*, message_id: int, actor: Any, reason: str) -> bool:
+def chat_delete(*, message_id: int, actor: User | None, reason: str) -> bool:
     """Delete a message (an operator, with a reason): it leaves every open page (``chat.deleted``) and the
     history; the admin still shows it, marked. Deleting a deleted message changes nothing (False). Audited."""
     reason = _operator_reason(actor, reason)
@@ -231,9 +240,10 @@ def chat_delete(*, message_id: int, actor: Any, reason: str) -> bool:
 
 
 @transaction.atomic
-def chat_mute(*, player: Any, minutes: int, reason: str, actor: Any) -> ChatMute:
+def chat_mute(*, player: User, minutes: int, reason: str, actor: User | None) -> ChatMute:
     """Keep ``player`` from writing in any table's chat for ``minutes`` (1 to 30 days' worth) from now. A mute
     that already runs longer stays as it is (returned). Audited."""
+    actor = _moderator(actor)
     reason = _operator_reason(actor, reason)
     if isinstance(minutes, bool) or not isinstance(minutes, int) or not 1 <= minutes <= MAX_MUTE_MINUTES:
         raise DomainError(f"Mute for 1 to {MAX_MUTE_MINUTES} minutes.", code="invalid_duration")
@@ -259,7 +269,7 @@ def chat_mute(*, player: Any, minutes: int, reason: str, actor: Any) -> ChatMute
 
 
 @transaction.atomic
-def chat_unmute(*, player: Any, reason: str, actor: Any) -> int:
+def chat_unmute(*, player: User, reason: str, actor: User | None) -> int:
     """Lift every mute of ``player`` in force now. Returns how many; audited when there was one."""
     reason = _operator_reason(actor, reason)
     now = timezone.now()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone, translation
@@ -38,6 +38,9 @@ from tables.models import Round, Shoe, Table
 from tables.selectors.tables import status_notice
 from tables.services import settlement
 from tables.services.transitions import BEFORE_DEALING, DEALT, live_round
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def public_reason(code: str | None, table: Table | None = None) -> str | None:
@@ -54,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
-def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any = None) -> dict[str, Any]:
+def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: User | None = None) -> dict[str, Any]:
     """Pause a table (operator, or a fault). docs/rules.md, "Disconnection and errors":
 
     - a round that has not started dealing (betting/closed) is cancelled and every stake refunded;
@@ -110,7 +113,7 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: Any =
 
 
 @transaction.atomic
-def table_resume(*, table_id: int, reason: str = "", actor: Any = None) -> dict[str, Any]:
+def table_resume(*, table_id: int, reason: str = "", actor: User | None = None) -> dict[str, Any]:
     """Resume a paused table: a paused round continues from its persisted cards, else the next round opens."""
     now = timezone.now()
     table = Table.objects.select_for_update().get(pk=table_id)
@@ -156,7 +159,7 @@ class RoundNotCancellable(DomainError):
 
 
 @transaction.atomic
-def round_cancel(*, round_id: int, reason: str, actor: Any = None) -> int:
+def round_cancel(*, round_id: int, reason: str, actor: User | None = None) -> int:
     """Operator: cancel a live round and refund every stake (``tables.services.settlement.round_refund``).
 
     RULES: a round may be cancelled before it has started dealing, or once it is paused (a fault during
@@ -188,7 +191,7 @@ def round_cancel(*, round_id: int, reason: str, actor: Any = None) -> int:
     return refunded
 
 
-def table_round_cancel(*, table_id: int, reason: str, actor: Any = None) -> tuple[Round, int] | None:
+def table_round_cancel(*, table_id: int, reason: str, actor: User | None = None) -> tuple[Round, int] | None:
     """Operator: cancel the table's live round (``round_cancel``); None when no round is live."""
     live = live_round(table_id)
     if live is None:
@@ -250,7 +253,7 @@ def _close_now(table: Table, *, now: datetime, by: str) -> bool:
 
 
 @transaction.atomic
-def table_close(*, table_id: int, when: str, reason: str, actor: Any = None) -> dict[str, Any]:
+def table_close(*, table_id: int, when: str, reason: str, actor: User | None = None) -> dict[str, Any]:
     """Operator: close a table at the end of its current round (``when="round"``) or of its current shoe
     (``"shoe"``). The round under way (or every round left in the shoe) is played and settled as usual; then no
     new round opens and the table is ``closed``. With no round live (and, for ``"shoe"``, the shoe at its cut
@@ -344,7 +347,7 @@ def _reopen(table: Table, *, now: datetime, guard: dict[str, Any]) -> bool:
 
 
 @transaction.atomic
-def table_reopen(*, table_id: int, reason: str, actor: Any = None) -> dict[str, Any]:
+def table_reopen(*, table_id: int, reason: str, actor: User | None = None) -> dict[str, Any]:
     """Operator: a closed table opens its next round (its shoe goes on, or a new one is shuffled). On an open or
     paused table waiting to close, the close is called off. A retired table must be taken out of retirement
     first (TableRetired). Outside its opening hours a reopened table is closed again by its hours at once, and
@@ -407,7 +410,7 @@ def table_reopen_due(*, table_id: int, now: datetime) -> bool:
 
 
 @transaction.atomic
-def table_retire(*, table_id: int, reason: str, actor: Any = None) -> bool:
+def table_retire(*, table_id: int, reason: str, actor: User | None = None) -> bool:
     """Operator: retire a closed table. It disappears for players (lobby, table list, its page and socket); its
     rounds, bets and shoes stay in the records. Only a closed table can be retired (TableNotClosed); retiring a
     retired table changes nothing (False)."""
@@ -435,7 +438,7 @@ def table_retire(*, table_id: int, reason: str, actor: Any = None) -> bool:
 
 
 @transaction.atomic
-def table_unretire(*, table_id: int, reason: str, actor: Any = None) -> bool:
+def table_unretire(*, table_id: int, reason: str, actor: User | None = None) -> bool:
     """Operator: take a retired table out of retirement. It comes back closed (by an operator): Reopen opens it.
     False when it was not retired."""
     reason = reason[:200]

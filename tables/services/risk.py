@@ -6,7 +6,7 @@
   for their largest such bet);
 - **large win**: what a player's winning bets on a settled round paid back (stake + winnings), at or above
   ``RISK_WIN_THRESHOLD``;
-- **exposure**: the round's worst-case exposure (``tables.selectors.reports.worst_case_exposure``, the live
+- **exposure**: the round's worst-case exposure (``tables.engine.exposure.worst_case_exposure``, the live
   floor's figure, over every bet of the round that was not refunded, priced with the round's own paytable) at
   or above ``RISK_EXPOSURE_THRESHOLD``;
 - **linked accounts**: two accounts that signed in from the same address or device
@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -40,9 +40,12 @@ from baccarat_site.audit import audit
 from baccarat_site.errors import Conflict, DomainError, NotFound
 from baccarat_site.money import ZERO, cents, display
 from tables import engine
+from tables.engine.exposure import worst_case_exposure
 from tables.labels import BET_NAMES, label
 from tables.models import Bet, RiskAlert, Round
-from tables.selectors.reports import describe_facts, worst_case_exposure
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +162,7 @@ def _exposure(round_: Round, bets: Any, threshold: Decimal) -> list[RiskAlert]:
     staked = cents(sum((amount * n for _t, _m, amount, n in book), ZERO))
     players = bets.values("user_id").distinct().count()
     detail = (
-        f"{_where(round_)}: the house could lose {display(exposure.net)} on {describe_facts(exposure.facts)} "
+        f"{_where(round_)}: the house could lose {display(exposure.net)} on {exposure.outcome} "
         f"({display(staked)} staked by {players} player{'s' if players != 1 else ''})."
     )
     return [_alert(RiskAlert.Kind.EXPOSURE, round_, exposure.net, detail)]
@@ -261,11 +264,11 @@ class AlreadyAcknowledged(Conflict):
 
 
 @transaction.atomic
-def risk_alert_acknowledge(*, alert_id: int, actor: Any, note: str = "") -> RiskAlert:
+def risk_alert_acknowledge(*, alert_id: int, actor: User | None, note: str = "") -> RiskAlert:
     """Mark an open alert acknowledged by ``actor`` (who needs ``tables.acknowledge_riskalert``), with an optional
     note, and record it in the audit trail. Compare-and-set: acknowledging twice is refused
     (:class:`AlreadyAcknowledged`) and changes nothing."""
-    if not getattr(actor, "has_perm", None) or not actor.has_perm("tables.acknowledge_riskalert"):
+    if actor is None or not actor.has_perm("tables.acknowledge_riskalert"):
         raise DomainError("You may view risk alerts but not acknowledge them.", code="permission_denied", status=403)
     note = (note or "").strip()[:200]
     now = timezone.now()

@@ -29,8 +29,7 @@ def test_redis_answers_info_as_a_real_redis_server():
 
 
 PROBE = """
-import json, django, redis
-django.setup()
+import json, redis
 from django.conf import settings
 from django.db import connection
 with connection.cursor() as c:
@@ -49,8 +48,14 @@ embedded.stop()
 def test_without_urls_the_project_starts_its_own_postgresql_and_redis(embedded_home):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env.update(BACCARAT_VAR_DIR=str(embedded_home / "var"), DJANGO_SETTINGS_MODULE="baccarat_site.settings")
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=110, check=True
+    out = subprocess.run(  # manage.py starts them (the settings alone never do)
+        [sys.executable, "manage.py", "shell", "-c", PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=110,
+        check=True,
     )
     facts = json.loads(out.stdout.strip().splitlines()[-1])
     assert facts["pg"].startswith("PostgreSQL 16")

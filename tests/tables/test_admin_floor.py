@@ -7,7 +7,6 @@ from decimal import Decimal
 import pytest
 from django.urls import NoReverseMatch, reverse
 
-from tables.engine import DEFAULT_PAYTABLE
 from tables.models import Round
 from tables.selectors import reports
 from tests.factories import make_round, make_table, make_user
@@ -81,22 +80,6 @@ def test_the_exposure_is_the_worst_outcome_computed_by_hand(client, operator):
     assert row.exposure.facts.player_pair
     assert not row.exposure.exact
     assert row.open_stakes == Decimal("185.00")
-
-
-def test_the_exposure_needs_no_pair_that_the_cards_cannot_make():
-    # A Player pair makes an even two-card total, so it never comes with a natural 9: the worst case of
-    # Player pair + Player natural is a natural 8 from a pair (4-4): 10 × 12 + 10 × 4.5 − 20 = 145.00.
-    bets = [("player_pair", "traditional", Decimal("10.00"), 1), ("player_natural", "traditional", Decimal("10.00"), 1)]
-    exposure = reports.worst_case_exposure(bets, decks=8, paytable=DEFAULT_PAYTABLE)
-    assert exposure.net == Decimal("145.00")
-    assert (exposure.facts.player_total, exposure.facts.player_natural) == (8, True)
-    # One deck holds no two identical cards: a Perfect pair bet cannot win.
-    perfect = [("perfect_pair", "traditional", Decimal("10.00"), 1)]
-    assert reports.worst_case_exposure(perfect, decks=1, paytable=DEFAULT_PAYTABLE).net == Decimal("-10.00")
-    assert reports.worst_case_exposure(perfect, decks=2, paytable=DEFAULT_PAYTABLE).net == Decimal("250.00")
-    # Winnings are rounded down per bet, as settlement does: 3 × (0.95 × 0.15 = 0.1425 → 0.14).
-    banker = [("banker", "traditional", Decimal("0.15"), 3)]
-    assert reports.worst_case_exposure(banker, decks=8, paytable=DEFAULT_PAYTABLE).net == Decimal("0.42")
 
 
 def test_once_the_result_is_dealt_the_exposure_is_what_the_round_pays(client, operator, player, place, deal):

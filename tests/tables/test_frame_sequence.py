@@ -41,10 +41,10 @@ async def test_the_snapshot_goes_first_and_events_follow_it_numbered_above_it(mo
     real_snapshot = hub.table_snapshot
     released = []
 
-    def slow_snapshot(table_id, user=None):
+    def slow_snapshot(table_id):
         reading.set()
         released.append(release.wait(10))  # events are sent while the snapshot is being read
-        return real_snapshot(table_id, user)
+        return real_snapshot(table_id)
 
     monkeypatch.setattr(hub, "table_snapshot", slow_snapshot)
 

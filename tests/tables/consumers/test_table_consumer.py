@@ -538,9 +538,9 @@ async def test_sockets_connecting_together_share_one_snapshot_read_until_the_nex
     reads = []
     real = hub.table_snapshot
 
-    def counting(table_id, user=None):
+    def counting(table_id):
         reads.append(table_id)
-        return real(table_id, user)
+        return real(table_id)
 
     monkeypatch.setattr(hub, "table_snapshot", counting)
     table = await database_sync_to_async(fast_table)()

@@ -11,7 +11,7 @@ import pytest
 
 from tables.engine import Paytable, payout_labels
 from tables.models import Round
-from tables.selectors.tables import table_snapshot
+from tables.selectors.tables import player_snapshot, table_snapshot
 from tables.services import controls, ticker
 from tests.tables.services.rounds_kit import Clock, drive, drive_to_state, fast_table, latest_round, make_player, place
 
@@ -94,7 +94,8 @@ def test_a_pause_before_dealing_says_the_round_was_cancelled_because_of_the_paus
         "operator",
     )
     assert "internal" not in str(frames)  # the operator's own words never reach players
-    snap = table_snapshot(table.pk, alice)
+    snap = table_snapshot(table.pk)
+    snap.update(player_snapshot(alice, snap))
     assert (snap["round"]["state"], snap["round"]["cause"]) == ("cancelled", "paused")
     assert [(b["status"], b["amount"]) for b in snap["my_bets"]] == [("refunded", "10.00")]
 
