@@ -15,9 +15,9 @@ Concurrency, in short:
   balance is derived from the ledger): the only row two bets can both want
   is a player's own wallet, so two players' confirms on one round never wait
   for each other.
-- A bet's outcome is written by settlement, never here
-  (``tables.models.BetOutcome``: one row per round, type and mode, joined to
-  the bet by those columns): placement writes the placement and its bets only.
+- A bet's outcome is written by settlement, never here (one row per round,
+  type and mode, joined to the bets by those columns): placement writes the
+  placement and its bets only, and no row any other player writes too.
 - Idempotency: a confirmed batch is stored with its key and a fingerprint of
   the request; the same key and body returns the stored answer, a different
   body under the same key is ``409 idempotency_conflict``.
