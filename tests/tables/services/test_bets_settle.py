@@ -5,7 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
 
 from tables import events
 from tables.models import Bet, BetOutcome, Round
@@ -338,13 +337,17 @@ def test_the_database_refuses_a_finished_round_with_a_bet_that_has_no_outcome(pl
 
     place(player("alice", "100.00"), betting_round, ("player", "10.00"), ("tie", "1.00"))
     BetOutcome.objects.create(round=betting_round, type="player", mode="traditional", status="refunded")
-    with pytest.raises(IntegrityError, match="tie traditional bets have no outcome"), transaction.atomic():
-        Round.objects.filter(pk=betting_round.pk).update(state="cancelled")
-        immediately()
+
+    def cancel() -> None:
+        with transaction.atomic():
+            Round.objects.filter(pk=betting_round.pk).update(state="cancelled")
+            immediately()
+
+    with pytest.raises(IntegrityError, match="tie traditional bets have no outcome"):
+        cancel()
     BetOutcome.objects.create(round=betting_round, type="tie", mode="traditional", status="refunded")
-    with transaction.atomic():
-        Round.objects.filter(pk=betting_round.pk).update(state="cancelled")
-        immediately()
+    cancel()
+    assert Round.objects.get(pk=betting_round.pk).state == "cancelled"
 
 
 @pytest.mark.parametrize("change", ["update", "delete"])
@@ -352,11 +355,16 @@ def test_an_outcome_once_written_is_never_changed(settled_round, change):
     from django.db import IntegrityError, transaction
 
     outcomes = BetOutcome.objects.filter(round=settled_round, type="banker")
-    with pytest.raises(IntegrityError, match="an outcome is written once"), transaction.atomic():
-        if change == "update":
-            outcomes.update(status="won", odds=Decimal(100))
-        else:
-            outcomes.delete()
+
+    def write() -> None:
+        with transaction.atomic():
+            if change == "update":
+                outcomes.update(status="won", odds=Decimal(100))
+            else:
+                outcomes.delete()
+
+    with pytest.raises(IntegrityError, match="an outcome is written once"):
+        write()
     assert outcomes.get().status == "lost"
 
 
@@ -425,10 +433,17 @@ def test_reconcile_finds_bets_left_open_in_a_finished_round(player, betting_roun
     class Undo(Exception):
         pass
 
-    with pytest.raises(Undo), transaction.atomic():  # the trigger would refuse it at commit: rolled back
-        Round.objects.filter(pk=betting_round.pk).update(state="settled")
-        assert len(problems_of("bet left open in a finished round")) == 2
-        raise Undo
+    found: list[str] = []
+
+    def look() -> None:
+        with transaction.atomic():  # the trigger would refuse it at commit: rolled back
+            Round.objects.filter(pk=betting_round.pk).update(state="settled")
+            found.extend(problems_of("bet left open in a finished round"))
+            raise Undo
+
+    with pytest.raises(Undo):
+        look()
+    assert len(found) == 2
 
 
 def test_reconcile_finds_an_outcome_that_does_not_fit_its_round(player, betting_round, place):
