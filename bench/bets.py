@@ -56,7 +56,7 @@ from bench.chips import chip_batch, chip_stack, rack  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
-BENCH_DB = "baccarat_bench"
+BENCH_DB = os.environ.get("BENCH_DB", "baccarat_bench")  # another name for runs side by side
 LOOPBACK = "127.0.0.1"
 
 

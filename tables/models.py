@@ -819,7 +819,7 @@ class BetOutcome(models.Model):
     ``tables.engine.bet_return(amount, status, odds)`` in Python and ``tables.selectors.outcomes.bet_payout()``
     in SQL (the same rule).
 
-    Written by settlement only (``tables.services.settlement``: at most 15 types × 2 modes a round, and only
+    Written by settlement only (``tables.services.settlement``: at most 14 types × 2 modes a round, and only
     kinds that have bets), never by placement; immutable once written, and a round cannot become settled or
     cancelled while one of its bets has no outcome (both enforced by triggers, migration 0014).
     """

@@ -4,17 +4,18 @@ A round's money moves in a fixed number of statements, whatever its size:
 
 1. the compare-and-set on the round (``result → settled`` or ``live → cancelled``), which also takes the
    round row's lock, so bets in flight (they hold it ``FOR SHARE``) commit first and none slips in after;
-2. one read of the round's kinds of bet: its distinct (type, mode) pairs, at most 15 × 2;
+2. one read of the round's kinds of bet: its distinct (type, mode) pairs, at most 14 × 2;
 3. the engine prices each kind once against the round's own paytable (``terms``; ``tables.engine.bet_outcome``
    gives status and odds; a refund makes every kind ``refunded`` at odds 0), and one INSERT writes the round's
-   outcomes (``tables.models.BetOutcome``, at most 30 rows): placement never writes them, and no bet row is
+   outcomes (``tables.models.BetOutcome``, at most 28 rows): placement never writes them, and no bet row is
    written;
 4. one read of what each bettor gets back: the round's bets joined to those outcomes, each bet's return by
    the one SQL payout rule (``tables.selectors.outcomes``, the same as ``tables.engine.bet_return``), summed
    per player;
 5. one ledger transaction for the whole round (``wallets.services.wallets_credit_many``): a leg per paid
    player and one house leg, written with the new balances in one statement after one lock statement in
-   primary-key order; the round records it (``Round.settlement_transaction``).
+   primary-key order; when anyone is paid, the round records its id (``Round.settlement_transaction``, one
+   UPDATE of the row the compare-and-set already holds).
 
 All in one database transaction: a repeated or concurrent call finds the round no longer in the state it
 expects and pays nothing. At commit the database checks that every bet of the round has its outcome (a
@@ -49,7 +50,7 @@ logger = logging.getLogger(__name__)
 #: The states a round can be cancelled from (everything but settled and cancelled).
 LIVE_STATES = ("betting", "closed", "dealing", "result", "paused")
 
-# The round's kinds of bet: at most 15 types × 2 modes, however many bets. (The hash aggregate reads the round's
+# The round's kinds of bet: at most 14 types × 2 modes, however many bets. (The hash aggregate reads the round's
 # bets once through bet_round_user.)
 _KINDS = "SELECT DISTINCT type, mode FROM tables_bet WHERE round_id = %s"
 
