@@ -47,10 +47,10 @@ class BetPayout(Func):
         # The template names a part more than once: its parameters go in once for each time, in order.
         sql: list[str] = []
         params: list[Any] = []
-        for literal, name, _spec, _conversion in Formatter().parse(PAYOUT_SQL):
+        for literal, field_name, _spec, _conversion in Formatter().parse(PAYOUT_SQL):
             sql.append(literal)
-            if name is not None:
-                part_sql, part_params = compiled[name]
+            if field_name is not None:
+                part_sql, part_params = compiled[field_name]
                 sql.append(part_sql)
                 params.extend(part_params)
         return "".join(sql), params
