@@ -278,7 +278,9 @@ def test_an_operator_changing_the_limits_mid_round_leaves_the_rounds_own_limits_
     betting_round.table.variant.bets.filter(bet_type="tie").update(max_stake="150.00")
     # The round keeps the terms it opened with (tie up to 5,000.00); the edit applies from the next round.
     place(alice, betting_round, ("tie", "1000.00"))
-    Round.objects.filter(pk=betting_round.pk).update(state=Round.State.SETTLED)
+    from tables.services.settlement import round_refund
+
+    round_refund(round_id=betting_round.pk, reason="the round is over")  # finished, with its bets' outcomes
     next_round = make_round(betting_round.table, number=2)
     refused("above_max", place, alice, next_round, ("tie", "150.01"))
     place(alice, next_round, ("tie", "150.00"))
