@@ -3,7 +3,8 @@ one outcome per kind of bet (``tables.models.BetOutcome``: round, type, mode; st
 settlement only; the round's ledger transaction moves to the round (``Round.settlement_transaction``).
 
 Forwards: each settled or cancelled round with stakes gets one outcome per (type, mode): the status its stakes
-agree on, the odds recomputed by the engine from the round's cards and its own paytable (``terms``); each
+agree on, the odds recomputed by the engine from the round's cards and its own paytable (``terms``), or, on a
+round whose cards the engine cannot read back, the simplest odds that give every stake its payout; each
 stake's payout must be what ``tables.engine.bet_return`` gives its amount at those odds, else the migration
 stops (run ``reconcile``): nothing is guessed. The round's transaction is the one its stakes name (on older
 rounds, paid a transaction per player, there is none: the ledger's reference ``round:<id>`` finds them). Then
@@ -19,6 +20,29 @@ the round's, its transaction the round's on a stake that pays; every bet points 
 import django.db.models.deletion
 from decimal import Decimal
 from django.db import migrations, models
+
+
+def odds_from_stakes(kind_stakes, bet_return):
+    """(status, odds) that give every stake of one kind its payout, from the stakes alone (a round whose cards
+    the engine cannot read back). A won stake of amount a that won w allows the odds in [w / a, (w + 0.01) / a)
+    (the winnings were truncated to the cent); the simplest odds in every stake's range (two places first, as
+    variants keep them, then three, then four) is taken if it gives each its payout. None when the stakes
+    disagree on their status or no such odds exist."""
+    from decimal import ROUND_CEILING
+
+    statuses = {status for _amount, status, _payout in kind_stakes}
+    if len(statuses) != 1:
+        return None
+    status = statuses.pop()
+    if status != "won":
+        return status, Decimal(0)
+    low = max((payout - amount) / amount for amount, _status, payout in kind_stakes)
+    high = min((payout - amount + Decimal("0.01")) / amount for amount, _status, payout in kind_stakes)
+    for places in ("0.01", "0.001", "0.0001"):
+        odds = low.quantize(Decimal(places), rounding=ROUND_CEILING)
+        if odds < high and all(bet_return(a, "won", odds) == p for a, _s, p in kind_stakes):
+            return "won", odds
+    return None
 
 
 def outcomes_from_stakes(apps, schema_editor):
@@ -38,22 +62,35 @@ def outcomes_from_stakes(apps, schema_editor):
         )
         facts = paytable = None
         if round_.state == "settled":
-            cards = sorted(round_.cards or [], key=lambda c: c["position"])
-            result = RoundResult.from_cards(
-                [Card.parse(c["card"]) for c in cards if c["hand"] == "player"],
-                [Card.parse(c["card"]) for c in cards if c["hand"] == "banker"],
-            )
-            facts, paytable = facts_of(result), Paytable.from_dict((round_.terms or {}).get("paytable", {}))
-        kinds = {}
+            try:
+                cards = sorted(round_.cards or [], key=lambda c: c["position"])
+                result = RoundResult.from_cards(
+                    [Card.parse(c["card"]) for c in cards if c["hand"] == "player"],
+                    [Card.parse(c["card"]) for c in cards if c["hand"] == "banker"],
+                )
+                facts, paytable = facts_of(result), Paytable.from_dict((round_.terms or {}).get("paytable", {}))
+            except (KeyError, TypeError, ValueError):
+                facts = paytable = None  # cards the engine cannot read back: the odds come from the stakes
+        by_kind = {}
         for bet_type, mode, amount, status, payout, _txn in stakes:
             if status == "open":
                 raise RuntimeError(f"round {round_.pk} is {round_.state} with an open stake: run reconcile")
-            outcome = ("refunded", Decimal(0)) if facts is None else bet_outcome(bet_type, facts, mode, paytable)
-            if outcome[0] != status or bet_return(amount, *outcome) != payout:
-                raise RuntimeError(
-                    f"round {round_.pk}: stake {bet_type} {mode} {amount} is {status} paying {payout}, the engine "
-                    f"says {outcome[0]} at {outcome[1]}:1: run reconcile"
-                )
+            by_kind.setdefault((bet_type, mode), []).append((amount, status, payout))
+        kinds = {}
+        for (bet_type, mode), kind_stakes in by_kind.items():
+            if round_.state == "cancelled":
+                outcome = ("refunded", Decimal(0))
+            elif facts is not None:
+                outcome = bet_outcome(bet_type, facts, mode, paytable)
+            else:
+                outcome = odds_from_stakes(kind_stakes, bet_return)
+            for amount, status, payout in kind_stakes:
+                if outcome is None or outcome[0] != status or bet_return(amount, *outcome) != payout:
+                    said = "nothing" if outcome is None else f"{outcome[0]} at {outcome[1]}:1"
+                    raise RuntimeError(
+                        f"round {round_.pk}: stake {bet_type} {mode} {amount} is {status} paying {payout}, the "
+                        f"engine says {said}: run reconcile"
+                    )
             kinds[(bet_type, mode)] = outcome
         outcomes.extend(
             BetOutcome(round_id=round_.pk, type=t, mode=m, status=status, odds=odds)
