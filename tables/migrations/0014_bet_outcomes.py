@@ -150,9 +150,11 @@ CREATE FUNCTION tables_round_outcomes_complete() RETURNS trigger LANGUAGE plpgsq
 DECLARE
     missing record;
 BEGIN
-    SELECT b.type, b.mode INTO missing FROM tables_bet b
-    WHERE b.round_id = NEW.id AND NOT EXISTS (
-        SELECT 1 FROM tables_betoutcome o WHERE o.round_id = b.round_id AND o.type = b.type AND o.mode = b.mode
+    -- the round's kinds of bet first (one pass over its bets, hashed), then each kind's outcome
+    SELECT k.type, k.mode INTO missing
+    FROM (SELECT DISTINCT b.type, b.mode FROM tables_bet b WHERE b.round_id = NEW.id) k
+    WHERE NOT EXISTS (
+        SELECT 1 FROM tables_betoutcome o WHERE o.round_id = NEW.id AND o.type = k.type AND o.mode = k.mode
     )
     LIMIT 1;
     IF FOUND THEN
