@@ -325,3 +325,24 @@ def test_a_disabled_account_cannot_bet_even_with_a_user_object_from_before(playe
     error = refused("account_disabled", place, stale, betting_round, ("player", "5.00"))
     assert error.status == 403
     assert nothing_changed(alice, "100.00", 2)
+
+
+def test_a_confirm_is_judged_at_the_moment_it_is_given(player, betting_round):
+    """``bet_place(now=…)``: the window is judged at that moment, and the bets carry it."""
+    alice = player("alice", "100.00")
+
+    def confirm(at):
+        return placement.bet_place(
+            user=alice,
+            round_id=betting_round.pk,
+            mode="traditional",
+            bets=[{"type": "player", "amount": "10.00"}],
+            idempotency_key=str(at),
+            now=at,
+        )
+
+    refused("betting_closed", confirm, betting_round.closes_at + timedelta(milliseconds=1))
+    at = betting_round.closes_at - timedelta(milliseconds=1)
+    confirm(at)
+    assert Bet.objects.get(user=alice).placed_at == at
+    assert Bet.objects.get(user=alice).status == "open"
