@@ -46,15 +46,17 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.chips import chip_batch, chip_stack, rack  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
-BENCH_DB = "baccarat_bench"
+BENCH_DB = os.environ.get("BENCH_DB", "baccarat_bench")  # another name for runs side by side
 LOOPBACK = "127.0.0.1"
 
 
@@ -215,6 +217,13 @@ def open_round(name: str, seconds: float):
     return make_round(make_table(name), closes_in=seconds)
 
 
+def limits_of(round_) -> Any:
+    """The engine Limits a round opened with (its terms): what its bets are checked against."""
+    from tables.engine import Limits
+
+    return Limits.from_dict(round_.terms["limits"])
+
+
 # ── a tiny keep-alive HTTP/1.1 client ───────────────────────────────────────
 
 
@@ -286,17 +295,19 @@ class Http:
         return status, data
 
 
-def confirm_body(amount: str = "1.00") -> bytes:
-    return json.dumps(
-        {
-            "mode": "traditional",
-            "bets": [
-                {"type": "player", "amount": amount},
-                {"type": "banker", "amount": amount},
-                {"type": "tie", "amount": amount},
-            ],
-        }
-    ).encode()
+#: What the HTTP confirms bet on: three spots, each a chip stack (bench/chips.py) of the bench table's rack.
+CONFIRM_TYPES = ("player", "banker", "tie")
+
+
+def confirm_body(rng: random.Random, limits: Any, chips: list[int] | None = None) -> bytes:
+    """A confirm of Player, Banker and Tie, each a stack of chips: of the table's whole rack, or of ``chips``
+    (the saturation loop bets the rack's smallest chips, so a player's repeated confirms stay within the
+    round's limits)."""
+    if chips is None:
+        bets = chip_batch(rng, limits, CONFIRM_TYPES)
+    else:
+        bets = [{"type": t, "amount": f"{chip_stack(rng, chips, 3):.2f}"} for t in CONFIRM_TYPES]
+    return json.dumps({"mode": "traditional", "bets": bets}).encode()
 
 
 def pct(values: list[float], p: float) -> float:
@@ -309,7 +320,7 @@ def pct(values: list[float], p: float) -> float:
 # ── (a) burst ───────────────────────────────────────────────────────────────
 
 
-async def burst(players: list[tuple[int, str]], ports: list[int], round_id: int, closes_at: float) -> dict:
+async def burst(players: list[tuple[int, str]], ports: list[int], round_id: int, closes_at: float, limits: Any) -> dict:
     clients = [Http(ports[i % len(ports)]) for i in range(len(players))]
     await asyncio.gather(*(c.open() for c in clients))
     # Warm each connection (and the server's code paths) before the window's last second.
@@ -320,6 +331,7 @@ async def burst(players: list[tuple[int, str]], ports: list[int], round_id: int,
     statuses: dict[int, int] = {}
     loop = asyncio.get_running_loop()
     start = closes_at - 1.0
+    rng = random.Random(round_id)
 
     async def one(client: Http, token: str) -> None:
         when = start + random.uniform(0, 0.95)
@@ -328,7 +340,7 @@ async def burst(players: list[tuple[int, str]], ports: list[int], round_id: int,
         status, _ = await client.request(
             "POST",
             f"/api/rounds/{round_id}/bets/",
-            confirm_body("5.00"),
+            confirm_body(rng, limits),
             {**auth(token), "Idempotency-Key": str(uuid.uuid4())},
         )
         latencies.append((loop.time() - t0) * 1000)
@@ -346,7 +358,9 @@ def auth(token: str) -> dict[str, str]:
 # ── (b) saturation ──────────────────────────────────────────────────────────
 
 
-async def api_closed_loop(players: list[tuple[int, str]], ports: list[int], round_id: int, seconds: float) -> dict:
+async def api_closed_loop(
+    players: list[tuple[int, str]], ports: list[int], round_id: int, seconds: float, limits: Any
+) -> dict:
     clients = [Http(ports[i % len(ports)]) for i in range(len(players))]
     await asyncio.gather(*(c.open() for c in clients))
     await asyncio.gather(
@@ -355,12 +369,14 @@ async def api_closed_loop(players: list[tuple[int, str]], ports: list[int], roun
     loop = asyncio.get_running_loop()
     latencies: list[float] = []
     errors: dict[int, int] = {}
-    body = confirm_body("1.00")
+    rng = random.Random(round_id)
+    small = rack(limits)[:2]
     stop_at = loop.time() + seconds
 
     async def run(client: Http, token: str) -> None:
         while loop.time() < stop_at:
             t0 = loop.time()
+            body = confirm_body(rng, limits, small)
             status, _ = await client.request(
                 "POST", f"/api/rounds/{round_id}/bets/", body, {**auth(token), "Idempotency-Key": str(uuid.uuid4())}
             )
@@ -376,13 +392,6 @@ async def api_closed_loop(players: list[tuple[int, str]], ports: list[int], roun
     return {"rate": len(latencies) / elapsed, "latencies": latencies, "errors": errors}
 
 
-# The round's stake rows (tables.models.RoundStake), as a confirm makes them: in its transaction, before its
-# bets, until its process knows them (here: a connection's first transaction).
-RAW_STAKES = (
-    "INSERT INTO tables_roundstake (round_id, type, mode, amount, status) VALUES"
-    " (%(round)s, 'banker', 'traditional', 1.00, 'open'), (%(round)s, 'player', 'traditional', 1.00, 'open'),"
-    " (%(round)s, 'tie', 'traditional', 1.00, 'open') ON CONFLICT (round_id, type, mode, amount) DO NOTHING"
-)
 RAW_BET = [
     "SELECT r.id FROM tables_round r JOIN tables_table t ON t.id = r.table_id"
     " WHERE r.id = %(round)s AND r.state = 'betting' FOR SHARE OF r",
@@ -395,10 +404,9 @@ RAW_BET = [
     "INSERT INTO tables_betplacement (user_id, round_id, idempotency_key, fingerprint, mode,"
     " stake_transaction_id, response, created_at)"
     " VALUES (%(user)s, %(round)s, %(key)s, '', 'traditional', %(txn)s, '{}', now()) RETURNING id",
-    "INSERT INTO tables_bet (round_id, user_id, placement_id, round_stake_id, type, amount, mode, placed_at)"
-    " SELECT %(round)s, %(user)s, %(placement)s, s.id, s.type, s.amount, s.mode, now() FROM tables_roundstake s"
-    " WHERE s.round_id = %(round)s AND s.mode = 'traditional' AND s.amount = 1.00"
-    " AND s.type IN ('player', 'banker', 'tie')",
+    "INSERT INTO tables_bet (round_id, user_id, placement_id, type, amount, mode, placed_at)"
+    " SELECT %(round)s, %(user)s, %(placement)s, t, 1.00, 'traditional', now()"
+    " FROM unnest(ARRAY['player', 'banker', 'tie']) AS t",
 ]
 HOT_ROW = "UPDATE wallets_wallet SET balance = balance + 3.00 WHERE id = %(house)s"
 
@@ -415,7 +423,6 @@ async def raw_closed_loop(
     stop_at = loop.time() + seconds
 
     async def run(conn, user_id: int, wallet_id: int) -> None:
-        made = False
         while loop.time() < stop_at:
             t0 = loop.time()
             async with conn.transaction():
@@ -430,10 +437,7 @@ async def raw_closed_loop(
                     await conn.execute(HOT_ROW, p)
                 p["key"] = uuid.uuid4().hex
                 p["placement"] = (await (await conn.execute(RAW_BET[5], p)).fetchone())[0]
-                if not made:
-                    await conn.execute(RAW_STAKES, p)
                 await conn.execute(RAW_BET[6], p)
-            made = True
             latencies.append((loop.time() - t0) * 1000)
 
     began = loop.time()
@@ -495,20 +499,22 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from tables.models import Bet, Round, RoundStake
+    from tables.models import Bet, BetOutcome, Round
+    from tables.selectors.outcomes import bet_payout
     from tables.services import placement, settlement
 
     round_ = open_round(f"Bench settle {number}", 3600)
+    limits = limits_of(round_)
+    rng = random.Random(number)
     users = get_user_model().objects.in_bulk([uid for uid, _ in players])
     types = ("player", "banker", "tie", "player_pair", "banker_pair", "lucky_six", "any_pair")
     began = time.perf_counter()
     for uid, _ in players:
-        chosen = random.sample(types, bets_each)
         placement.bet_place(
             user=users[uid],
             round_id=round_.pk,
-            mode=random.choice(("traditional", "no_commission")),
-            bets=[{"type": t, "amount": "2.00"} for t in chosen],
+            mode=rng.choice(("traditional", "no_commission")),
+            bets=chip_batch(rng, limits, rng.sample(types, bets_each)),  # each bet a stack of the table's chips
             idempotency_key=str(uuid.uuid4()),
         )
     placing = time.perf_counter() - began
@@ -546,14 +552,22 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
     assert settled == count, (settled, count)
 
     # Baseline: COPY, into scratch tables of the same shape, the rows that record this settlement as the issue
-    # that set the goal measured it: every bet's outcome, and one transaction with two entries (the player's,
-    # the house's) per paid player. Settlement now writes far fewer rows (the outcomes of the round's few dozen
-    # stakes, one transaction for the round, a leg per paid player and one house leg); that smaller COPY is
-    # timed too, for comparison.
-    outcome = ("round_stake__status", "round_stake__payout", "round_stake__settlement_transaction_id")
-    rows = list(Bet.objects.filter(round=round_).values_list("id", *outcome))
-    stakes = list(RoundStake.objects.filter(round=round_).values_list("id", *(f.split("__")[1] for f in outcome)))
-    paid = sorted(set(Bet.objects.filter(round=round_, round_stake__payout__gt=0).values_list("user_id", flat=True)))
+    # that set the goal measured it: every bet's outcome and payout, and one transaction with two entries (the
+    # player's, the house's) per paid player. Settlement writes far fewer rows (the round's outcomes, one per
+    # type and mode bet on, one transaction for the round, a leg per paid player and one house leg); that
+    # smaller COPY is timed too, for comparison.
+    txn = Round.objects.values_list("settlement_transaction_id", flat=True).get(pk=round_.pk)
+    rows = [
+        (bet_id, status, payout, txn if payout else None)
+        for bet_id, status, payout in Bet.objects.filter(round=round_).values_list(
+            "id", "outcome__status", bet_payout()
+        )
+    ]
+    distinct_amounts = Bet.objects.filter(round=round_).values("amount").distinct().count()
+    outcomes = list(BetOutcome.objects.filter(round=round_).values_list("id", "status", "odds"))
+    written = [(oid, status, odds, None) for oid, status, odds in outcomes]
+    returns = Bet.objects.filter(round=round_).values_list("user_id", bet_payout())
+    paid = sorted({uid for uid, payout in returns if payout})
 
     def copy_rows(outcomes: list[tuple], transactions: int, entries: int) -> float:
         t0 = time.perf_counter()
@@ -579,7 +593,7 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
         return time.perf_counter() - t0
 
     copy_seconds = copy_rows(rows, len(paid), 2 * len(paid))
-    copy_written_seconds = copy_rows(stakes, 1 if paid else 0, len(paid) + 1 if paid else 0)
+    copy_written_seconds = copy_rows(written, 1 if paid else 0, len(paid) + 1 if paid else 0)
 
     return {
         "bets": count,
@@ -591,7 +605,8 @@ def settlement(players: list[tuple[int, str]], bets_each: int, show_steps: bool 
         "copy": copy_seconds,
         "copy_written": copy_written_seconds,
         "payers": len(paid),
-        "stakes": len(stakes),
+        "outcomes": len(outcomes),
+        "amounts": distinct_amounts,
     }
 
 
@@ -635,7 +650,7 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         # Warm-up (not measured): long-running servers have warm code paths, pooled connections
         # with cached plans and catalog caches; fresh ones pay for all of that on their first requests.
         warm = open_round("Bench warm-up", 3600)
-        warmed = asyncio.run(api_closed_loop(burst_players, ports, warm.pk, 3.0))
+        warmed = asyncio.run(api_closed_loop(burst_players, ports, warm.pk, 3.0, limits_of(warm)))
         print(f"warm-up: {warmed['rate']:.0f} confirms/s for 3 s with {len(burst_players)} clients (not measured)")
 
         # (a) burst: the specified size, then half of it for context
@@ -643,7 +658,9 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         print("(a) burst: each player confirms 3 bets at a random moment in the window's last second")
         for size in (args.players, args.players // 2):
             round_ = open_round(f"Bench burst {size}", 4.0)
-            result = asyncio.run(burst(burst_players[:size], ports, round_.pk, round_.closes_at.timestamp()))
+            result = asyncio.run(
+                burst(burst_players[:size], ports, round_.pk, round_.closes_at.timestamp(), limits_of(round_))
+            )
             lat = result["latencies"]
             print(
                 f"    {size:4d} players: p50 {pct(lat, 50):7.1f} ms   p99 {pct(lat, 99):7.1f} ms"
@@ -670,7 +687,7 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         for attempt in range(1, args.repeats + 1):
             api_round = open_round(f"Bench loop {attempt}", 3600)
             servers_cpu, pg_cpu = cpu_seconds(server_pids), postgres_cpu()
-            run = asyncio.run(api_closed_loop(loop_players, ports, api_round.pk, args.seconds))
+            run = asyncio.run(api_closed_loop(loop_players, ports, api_round.pk, args.seconds, limits_of(api_round)))
             done = max(1, len(run["latencies"]))
             run["cpu"] = (
                 (cpu_seconds(server_pids) - servers_cpu) / done * 1000,
@@ -792,11 +809,13 @@ def main() -> int:
         }
         settle.update({key: runs[0][key] for key in ("bets", "players", "messages")})
         settle["payers"] = round(statistics.median(run["payers"] for run in runs))
-        settle["stakes"] = round(statistics.median(run["stakes"] for run in runs))
+        settle["outcomes"] = round(statistics.median(run["outcomes"] for run in runs))
+        settle["amounts"] = round(statistics.median(run["amounts"] for run in runs))
         print()
         print(
-            f"(c) settlement: {settle['bets']:,} bets from {settle['players']:,} players, {len(runs)} rounds "
-            f"(placed through bet_place in {sum(run['placing'] for run in runs):.1f}s)"
+            f"(c) settlement: {settle['bets']:,} bets from {settle['players']:,} players over {settle['amounts']:,}"
+            f" distinct amounts (chip stacks), {len(runs)} rounds"
+            f" (placed through bet_place in {sum(run['placing'] for run in runs):.1f}s)"
         )
         for n, run in enumerate(runs, start=1):
             print(
@@ -827,7 +846,7 @@ def main() -> int:
         )
         print(
             f"    the COPY of the rows it now writes {settle['copy_written'] * 1000:7.0f} ms   "
-            f"({settle['stakes']:,} stake outcomes, 1 transaction, {settle['payers'] + 1:,} entries;"
+            f"({settle['outcomes']:,} outcome rows, 1 transaction, {settle['payers'] + 1:,} entries;"
             f" round_settle = {settle['settle'] / settle['copy_written']:.1f}× this)"
         )
 

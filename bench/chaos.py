@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 
+from bench.chips import chip_stack, rack  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.scratch import stop_groups  # noqa: E402
 
@@ -195,6 +196,11 @@ def make_world(players: int) -> tuple[list[int], list[dict]]:
     ]
     from django.contrib.auth import get_user_model
 
+    from tables.engine import Limits
+    from tables.models import Table
+
+    # Every chaos table has the default limits: one rack for all.
+    chips = rack(Limits.from_dict(Table.objects.get(pk=tables[0]).variant.limits_dict()))
     bots = []
     for index, (user_id, token) in enumerate(make_players(players, BALANCE, "chaos")):
         user = get_user_model().objects.get(pk=user_id)
@@ -203,7 +209,9 @@ def make_world(players: int) -> tuple[list[int], list[dict]]:
         session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
-        bots.append({"user_id": user_id, "token": token, "session": session.session_key, "ws": index % 2 == 1})
+        bots.append(
+            {"user_id": user_id, "token": token, "session": session.session_key, "ws": index % 2 == 1, "chips": chips}
+        )
     return tables, bots
 
 
@@ -248,7 +256,8 @@ async def bettor(bot: dict, ports: list[int], rounds: asyncio.Queue, ledger: Led
         except TimeoutError:
             continue
         key = str(uuid.uuid4())
-        bet = {"type": random.choice(["player", "banker"]), "amount": "1.00"}  # a retry sends the same body
+        # a stack of the table's chips (bench/chips.py); a retry sends the same body
+        bet = {"type": random.choice(["player", "banker"]), "amount": f"{chip_stack(random, bot['chips']):.2f}"}
         for attempt in range(40):
             port = ports[(attempt + bot["user_id"]) % len(ports)]
             try:
@@ -478,7 +487,10 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
     rounds = Round.objects.filter(pk__gt=outcome["first_id"])
     states = dict(rounds.values_list("state").annotate(n=Count("id")))
     confirmed_ids = {bet_id for ids in ledger.confirmed.values() for bet_id in ids}
-    in_db = dict(Bet.objects.filter(pk__in=confirmed_ids).values_list("pk", "round_stake__status"))
+    in_db = {
+        pk: status or Bet.Status.OPEN  # no outcome yet: open
+        for pk, status in Bet.objects.filter(pk__in=confirmed_ids).values_list("pk", "outcome__status")
+    }
     lost = len(confirmed_ids - set(in_db))
     by_status: dict[str, int] = defaultdict(int)
     for status in in_db.values():
@@ -500,7 +512,7 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
         .exclude(state__in=[Round.State.SETTLED, Round.State.CANCELLED])
         .count()
     )
-    open_bets = Bet.objects.filter(round_stake__status=Bet.Status.OPEN).count()
+    open_bets = Bet.objects.filter(outcome__status__isnull=True).count()  # no outcome: open
     frozen = sum(1 for seconds in outcome["quiet"].values() if seconds > STALL_LIMIT)
     report = casino_reconciliation()
     players_after, in_play_after = money()

@@ -31,6 +31,7 @@ from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect, StreamingHttpResponse
 from django.template.loader import render_to_string
 from django.urls import URLPattern, path, reverse
@@ -46,6 +47,7 @@ from tables.engine.cards import Card
 from tables.engine.display import odds_label, payout_label
 from tables.engine.payouts import Paytable
 from tables.models import PAYTABLE_FIELDS, Bet, Round, Shoe
+from tables.selectors.outcomes import bet_payout
 from tables.selectors.recall import round_actions
 from tables.selectors.shoes import shoe_verification
 from tables.selectors.tables import cards_with_totals
@@ -297,7 +299,7 @@ class RoundAdmin(ReadOnlyAdmin):
             paytable = _paytable_of(obj)
             for bet in bets:  # the odds the bet was taken at: the round's own terms, in the bet's mode
                 bet.pays = payout_label(bet.type, paytable, bet.mode) if paytable else "?"  # type: ignore[attr-defined]
-            totals = obj.bets.aggregate(staked=Sum("amount"), paid=Sum("round_stake__payout"))
+            totals = obj.bets.aggregate(staked=Sum("amount"), paid=Sum(bet_payout()))
             context.update(
                 round_bets=bets,
                 bets_staked=_money(totals["staked"]),
@@ -514,15 +516,15 @@ def bet_csv_row(bet: Bet) -> list[object]:
 
 def bet_csv_rows(queryset: QuerySet[Bet]) -> Iterator[list[object]]:
     """The bets' rows, read from the database as they are sent."""
-    rows = queryset.select_related("user", "round__table", "round__shoe", "round_stake").only(
+    rows = queryset.select_related("user", "round__table", "round__shoe", "outcome").only(
         "id",
         "placed_at",
         "type",
         "mode",
         "amount",
         "round_id",
-        "round_stake__status",
-        "round_stake__payout",
+        "outcome__status",
+        "outcome__odds",
         "user__username",
         "round__number",
         "round__table__name",
@@ -533,6 +535,24 @@ def bet_csv_rows(queryset: QuerySet[Bet]) -> Iterator[list[object]]:
 
 def bet_csv_response(request: HttpRequest, queryset: QuerySet[Bet]) -> StreamingHttpResponse:
     return csvexport.response(request, filename="bets.csv", header=BET_CSV_HEADER, rows=bet_csv_rows(queryset))
+
+
+class BetStatusFilter(admin.SimpleListFilter):
+    """A bet's status: its kind's outcome on its round, or open while there is none."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [(value, str(label)) for value, label in Bet.Status.choices]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Bet]) -> QuerySet[Bet]:
+        value = self.value()
+        if value == Bet.Status.OPEN:
+            return queryset.filter(outcome__status__isnull=True)
+        if value in Bet.Status.values:
+            return queryset.filter(outcome__status=value)
+        return queryset
 
 
 @admin.register(Bet)
@@ -549,8 +569,8 @@ class BetAdmin(ReadOnlyAdmin):
         "payout",
         "placed_at",
     )
-    list_filter = (("round_stake__status", admin.ChoicesFieldListFilter), "type", "mode", "round__table")
-    list_select_related = ("user", "round__table", "round__shoe", "round_stake")
+    list_filter = (BetStatusFilter, "type", "mode", "round__table")
+    list_select_related = ("user", "round__table", "round__shoe", "outcome")
     search_fields = ("user__username", "=round__id")
     search_help_text = "A player's username, or a round id (1234 or #1234)."
     date_hierarchy = "placed_at"
@@ -573,20 +593,20 @@ class BetAdmin(ReadOnlyAdmin):
     )
     readonly_fields = fields
 
-    @admin.display(description="Status", ordering="round_stake__status")
+    @admin.display(description="Status", ordering="outcome__status")
     def status(self, bet: Bet) -> str:
         return bet.get_status_display()
 
-    @admin.display(description="Payout", ordering="round_stake__payout")
+    @admin.display(description="Payout", ordering=bet_payout())
     def payout(self, bet: Bet) -> Decimal | None:
         return bet.payout
 
     @admin.display(description="Settlement transaction")
     def settlement_transaction(self, bet: Bet) -> SafeString | str:
-        txn = bet.round_stake.settlement_transaction
+        txn = bet.round.settlement_transaction if bet.settlement_transaction_id else None
         return "-" if txn is None else _change_link(txn, str(txn))
 
-    @admin.display(description="Settled at", ordering="round_stake__settled_at")
+    @admin.display(description="Settled at", ordering=Coalesce("round__settled_at", "round__cancelled_at"))
     def settled_at(self, bet: Bet) -> datetime | None:
         return bet.settled_at
 

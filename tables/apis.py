@@ -343,12 +343,10 @@ class BetListApi(APIView):
         round = serializers.IntegerField(source="round_id")
         round_number = serializers.IntegerField(source="round.number")
         placed_at = IsoMillisField()
-        # The bet's outcome is its round stake's (tables.models.RoundStake).
-        status = serializers.ChoiceField(choices=Bet.Status.choices, source="round_stake.status", read_only=True)
-        payout = serializers.DecimalField(
-            max_digits=14, decimal_places=2, allow_null=True, source="round_stake.payout", read_only=True
-        )
-        settled_at = IsoMillisField(allow_null=True, source="round_stake.settled_at")
+        # The bet's outcome is its kind's on its round (tables.models.BetOutcome), read through the bet.
+        status = serializers.ChoiceField(choices=Bet.Status.choices, read_only=True)
+        payout = serializers.DecimalField(max_digits=14, decimal_places=2, allow_null=True, read_only=True)
+        settled_at = IsoMillisField(allow_null=True, read_only=True)
 
         class Meta:
             ref_name = "BetRecord"

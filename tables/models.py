@@ -725,6 +725,10 @@ class Round(models.Model):
     result_at = models.DateTimeField(null=True, blank=True)
     settled_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
+    # The round's one payout or refund transaction (wallets), when its settlement paid anyone.
+    settlement_transaction = models.ForeignKey(
+        "wallets.LedgerTransaction", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     # Cards as dealt, persisted before each is announced:
     # [{"hand": "player", "card": "5H", "position": 1, "dealt_at": "2026-…Z"}, ...] (position 1..6 in deal
     # order; dealt_at, the deal step's time in ISO 8601 UTC, is missing on rounds dealt before it was kept)
@@ -799,62 +803,63 @@ class BetStatus(models.TextChoices):
     REFUNDED = "refunded", "Refunded"
 
 
-class RoundStake(models.Model):
-    """One kind of bet on one round (type, mode, amount) and what it came to: every bet of that kind on
-    that round has the same outcome, so the outcome is kept once, here, and each bet points at its row.
+class OutcomeStatus(models.TextChoices):
+    """What one kind of bet on a settled or cancelled round came to (a bet without an outcome is open)."""
 
-    Placement creates the row with its round's first such bet (``tables.services.placement``); settlement
-    writes the outcomes of a round's few dozen rows instead of its thousands of bets
-    (``tables.services.settlement``). Nothing else writes it.
+    WON = "won", "Won"
+    LOST = "lost", "Lost"
+    PUSH = "push", "Push"
+    REFUNDED = "refunded", "Refunded"
+
+
+class BetOutcome(models.Model):
+    """What one kind of bet (type, mode) came to on one round: every bet of that kind on that round has the
+    same status and odds, whatever its amount, so the outcome is kept once, here. A bet's return is
+    ``tables.engine.bet_return(amount, status, odds)`` in Python and ``tables.selectors.outcomes.bet_payout()``
+    in SQL (the same rule).
+
+    Written by settlement only (``tables.services.settlement``: at most 14 types × 2 modes a round, and only
+    kinds that have bets), never by placement; immutable once written, and a round cannot become settled or
+    cancelled while one of its bets has no outcome (both enforced by triggers, migration 0014).
     """
 
-    Status = BetStatus
+    Status = OutcomeStatus
 
-    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="stakes", db_index=False)
-    type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="outcomes", db_index=False)
+    type = models.CharField(max_length=16, choices=BetType.choices)
     mode = models.CharField(max_length=14, choices=BetMode.choices)
-    amount = models.DecimalField(max_digits=12, decimal_places=2)
-    status = models.CharField(max_length=9, choices=BetStatus.choices, default=BetStatus.OPEN)
-    # What each bet of this kind got back (stake + winnings, the stake on a push or a refund, 0 on a loss).
-    payout = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
-    # The round's one ledger transaction, on a kind that pays.
-    settlement_transaction = models.ForeignKey(
-        "wallets.LedgerTransaction", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    settled_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=9, choices=OutcomeStatus.choices)
+    # The x of "x:1" the engine gave a win (tables.engine.bet_outcome); 0 for lost, push and refunded.
+    odds = models.DecimalField(max_digits=12, decimal_places=4, default=Decimal(0))
 
     class Meta:
         constraints = [
-            # Its first column serves the round's lookups: no index of the round's own.
-            models.UniqueConstraint(fields=["round", "type", "mode", "amount"], name="round_stake_unique"),
-            models.CheckConstraint(condition=Q(amount__gt=0), name="round_stake_amount_positive"),
-            models.CheckConstraint(condition=Q(type__in=_BET_TYPES), name="round_stake_known_type"),
-            models.CheckConstraint(condition=Q(mode__in=BetMode.values), name="round_stake_mode_known"),
-            models.CheckConstraint(condition=Q(status__in=BetStatus.values), name="round_stake_status_known"),
+            # Its first column serves the round's lookups (and the bets' join): no index of the round's own.
+            models.UniqueConstraint(fields=["round", "type", "mode"], name="bet_outcome_unique"),
+            models.CheckConstraint(condition=Q(type__in=_BET_TYPES), name="bet_outcome_known_type"),
+            models.CheckConstraint(condition=Q(mode__in=BetMode.values), name="bet_outcome_mode_known"),
+            models.CheckConstraint(condition=Q(status__in=OutcomeStatus.values), name="bet_outcome_status_known"),
             models.CheckConstraint(
-                condition=(
-                    Q(status="open", payout__isnull=True, settled_at__isnull=True)
-                    | (~Q(status="open") & Q(payout__gte=0, settled_at__isnull=False))
-                ),
-                name="round_stake_payout_set_once_settled",
+                condition=Q(odds__gte=0) & (Q(status="won") | Q(odds=0)), name="bet_outcome_odds_only_on_a_win"
             ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.type} {self.amount} {self.mode} on round {self.round_id} ({self.status})"
+        return f"{self.type} {self.mode} on round {self.round_id}: {self.status} ({self.odds}:1)"
 
 
 class BetManager(models.Manager["Bet"]):
-    """Bets come with their :class:`RoundStake` (their outcome) in the same query."""
+    """Bets come with their :class:`BetOutcome` (none while open) in the same query."""
 
     def get_queryset(self) -> models.QuerySet[Bet]:
-        return super().get_queryset().select_related("round_stake")
+        return super().get_queryset().select_related("outcome")
 
 
 class Bet(models.Model):
-    """One confirmed bet. Its outcome is its :class:`RoundStake`'s (``status``, ``payout``, ``settled_at``
-    read through, and the default manager selects the stake with the bet); filter on ``round_stake__status``
-    and the like."""
+    """One confirmed bet. Its outcome is its kind's :class:`BetOutcome` on its round (``outcome``, joined on
+    round, type and mode; no column): ``status`` ("open" without one), ``payout`` and ``settled_at`` read
+    through, and the default manager selects the outcome with the bet. Filter on ``outcome__status``; sum
+    payouts with ``tables.selectors.outcomes.bet_payout()``."""
 
     Mode = BetMode
     Status = BetStatus
@@ -863,13 +868,21 @@ class Bet(models.Model):
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
     placement = models.ForeignKey(BetPlacement, on_delete=models.PROTECT, related_name="bets")
-    # The same round, type, mode and amount as the bet's own (the placement writes both from one list;
-    # `reconcile` checks it).
-    round_stake = models.ForeignKey(RoundStake, on_delete=models.PROTECT, related_name="bets")
-    type = models.CharField(max_length=16, choices=[(t, t.replace("_", " ").title()) for t in _BET_TYPES])
+    type = models.CharField(max_length=16, choices=BetType.choices)
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     mode = models.CharField(max_length=14, choices=BetMode.choices, default=BetMode.TRADITIONAL)
     placed_at = models.DateTimeField(auto_now_add=True)
+    # The outcome of the bet's kind on its round, once settlement wrote it: no column of its own, a join on
+    # (round, type, mode). The database keeps it there: a round becomes settled or cancelled only with an
+    # outcome for every kind of bet on it (migration 0014's trigger).
+    outcome = models.ForeignObject(
+        BetOutcome,
+        from_fields=["round", "type", "mode"],
+        to_fields=["round", "type", "mode"],
+        on_delete=models.DO_NOTHING,
+        null=True,
+        related_name="bets",
+    )
 
     objects = BetManager()
 
@@ -889,23 +902,41 @@ class Bet(models.Model):
         return f"{self.type} {self.amount} ({self.status})"
 
     @property
+    def the_outcome(self) -> BetOutcome | None:
+        """The bet's outcome, or None while it is open (also when it was not selected with the bet)."""
+        try:
+            return self.outcome
+        except BetOutcome.DoesNotExist:
+            return None
+
+    @property
     def status(self) -> str:
-        return self.round_stake.status
+        outcome = self.the_outcome
+        return BetStatus.OPEN.value if outcome is None else outcome.status
 
     @property
     def payout(self) -> Decimal | None:
-        return self.round_stake.payout
+        """What the bet got back (``tables.engine.bet_return``); None while open."""
+        outcome = self.the_outcome
+        if outcome is None:
+            return None
+        return engine.bet_return(self.amount, outcome.status, outcome.odds)
 
     @property
     def settled_at(self) -> datetime | None:
-        return self.round_stake.settled_at
+        """When its round was settled or cancelled (None while open)."""
+        if self.the_outcome is None:
+            return None
+        return self.round.settled_at or self.round.cancelled_at
 
     @property
     def settlement_transaction_id(self) -> int | None:
-        return self.round_stake.settlement_transaction_id
+        """The round's one ledger transaction, on a bet that returned something."""
+        payout = self.payout
+        return self.round.settlement_transaction_id if payout else None
 
     def get_status_display(self) -> str:
-        return self.round_stake.get_status_display()
+        return str(BetStatus(self.status).label)
 
 
 class RiskAlert(models.Model):

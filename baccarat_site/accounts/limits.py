@@ -16,7 +16,8 @@ What counts, per window:
 - **wagered**: the stakes of the player's confirmed bets placed in the window, except stakes refunded by a
   cancelled round (a refunded stake was never wagered);
 - **lost**: for those same bets (placed in the window, not refunded), stakes minus what they returned so far
-  (``RoundStake.payout``: stake plus winnings on a win, the stake on a push, 0 on a loss). A bet still open
+  (by the one payout rule, ``tables.selectors.outcomes``: stake plus winnings on a win, the stake on a push, 0
+  on a loss, from the bet's kind's ``BetOutcome``). A bet still open
   counts as its full stake until it is settled; a push nets 0; winnings of bets placed in the window offset
   later stakes in it (a net loss, which can be negative while the player is ahead);
 - **deposited**: the play-money refills credited in the window.
@@ -61,6 +62,7 @@ from baccarat_site.audit import audit
 from baccarat_site.clock import iso
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import DomainError
+from tables.selectors.outcomes import payout_sql
 
 WINDOWS: dict[str, timedelta] = {"day": timedelta(hours=24), "week": timedelta(days=7), "month": timedelta(days=30)}
 COOLING_OFF = timedelta(hours=24)
@@ -159,18 +161,22 @@ _SUM_COLUMNS = """
     COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(day)s), 0),
     COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(week)s), 0),
     COALESCE(SUM(b.amount), 0),
-    COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(day)s), 0),
-    COALESCE(SUM(b.amount - COALESCE(s.payout, 0)) FILTER (WHERE b.placed_at > %(week)s), 0),
-    COALESCE(SUM(b.amount - COALESCE(s.payout, 0)), 0),
+    COALESCE(SUM(b.amount - COALESCE({payout}, 0)) FILTER (WHERE b.placed_at > %(day)s), 0),
+    COALESCE(SUM(b.amount - COALESCE({payout}, 0)) FILTER (WHERE b.placed_at > %(week)s), 0),
+    COALESCE(SUM(b.amount - COALESCE({payout}, 0)), 0),
     MIN(b.placed_at) FILTER (WHERE b.placed_at > %(day)s),
     MIN(b.placed_at) FILTER (WHERE b.placed_at > %(week)s),
     MIN(b.placed_at)
 FROM tables_bet b
-JOIN tables_roundstake s ON s.id = b.round_stake_id
-"""
+LEFT JOIN tables_betoutcome o ON o.round_id = b.round_id AND o.type = b.type AND o.mode = b.mode
+""".replace("{payout}", payout_sql("b.amount", "o.status", "o.odds"))
 
 _BET_SUMS = "".join(
-    ("SELECT", _SUM_COLUMNS, "WHERE b.user_id = %(user)s AND b.placed_at > %(month)s AND s.status <> 'refunded'")
+    (
+        "SELECT",
+        _SUM_COLUMNS,
+        "WHERE b.user_id = %(user)s AND b.placed_at > %(month)s AND o.status IS DISTINCT FROM 'refunded'",
+    )
 )
 
 _REFILL_SUMS = """
@@ -252,7 +258,7 @@ SELECT
 FROM (
     SELECT""",
         _SUM_COLUMNS,
-        """    WHERE b.user_id = %(user)s AND s.status <> 'refunded'
+        """    WHERE b.user_id = %(user)s AND o.status IS DISTINCT FROM 'refunded'
       -- only as far back as the longest period with a wager or loss limit (none: no scan at all)
       AND b.placed_at > (
           SELECT MIN(

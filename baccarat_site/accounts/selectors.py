@@ -17,6 +17,7 @@ from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, Restr
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.money import display, text
 from tables.models import Bet
+from tables.selectors.outcomes import bet_payout
 from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
 
@@ -99,8 +100,8 @@ def session_totals(*, user: Any) -> SessionTotals:
         .order_by()
         .aggregate(
             staked=Sum("amount"),
-            returned=Sum("round_stake__payout"),
-            pending=Sum("amount", filter=Q(round_stake__payout__isnull=True)),
+            returned=Sum(bet_payout()),
+            pending=Sum("amount", filter=Q(outcome__status__isnull=True)),
         )
     )
     zero = money.ZERO

@@ -10,7 +10,7 @@ from .display import chip_denominations, odds_label, payout_label, payout_labels
 from .fair import ALGORITHM, commitment, new_server_seed, shuffled_cards, verify_dealt, verify_shoe
 from .limits import DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
 from .odds import bet_distributions, expected_returns, house_edges, outcome_probabilities
-from .payouts import DEFAULT_PAYTABLE, Facts, Paytable, bet_outcome, settle, settle_outcome
+from .payouts import DEFAULT_PAYTABLE, Facts, Paytable, bet_outcome, bet_return, settle, settle_outcome
 from .roads import roads
 from .shoe import DEFAULT_CUT_RANGE, ShoeExhausted, ShoeState, burn_count_for, new_shoe
 from .simulation import SIM_BETS, bet_stats, settlement_table, simulate
@@ -41,6 +41,7 @@ __all__ = [
     "bet_available",
     "bet_distributions",
     "bet_outcome",
+    "bet_return",
     "bet_stats",
     "burn_count_for",
     "chip_denominations",

@@ -205,6 +205,22 @@ def bet_outcome(bet_type: str, facts: Facts, mode: str, paytable: Paytable) -> t
     raise AssertionError(bet_type)  # pragma: no cover - every bet type is handled above
 
 
+def bet_return(amount: Decimal, status: str, odds: Decimal) -> Decimal:
+    """What a bet of ``amount`` gets back when its kind came to ``status`` at ``odds`` (x:1): on a win the
+    stake plus ``odds × amount`` rounded down to the cent; the stake on a push or a refund; 0 on a loss.
+
+    The payout rule, once in Python; ``tables.selectors.outcomes.bet_payout`` is the same rule in SQL (a
+    property test holds them equal).
+    """
+    if status == "won":
+        return amount + cents_down(amount * odds)
+    if status in ("push", "refunded"):
+        return amount
+    if status == "lost":
+        return ZERO
+    raise ValueError(f"no return for a bet that is {status!r}")
+
+
 def settle_facts(
     bet_type: str,
     stake: Decimal,
@@ -219,11 +235,7 @@ def settle_facts(
     if amount is None or amount <= 0:
         raise ValueError(f"a stake is a positive amount with at most two decimals, not {stake!r}")
     outcome, odds = bet_outcome(bet_type, facts, mode, paytable)
-    if outcome == "won":
-        return outcome, amount + cents_down(amount * odds)
-    if outcome == "push":
-        return outcome, amount
-    return outcome, ZERO
+    return outcome, bet_return(amount, outcome, odds)
 
 
 def settle_outcome(

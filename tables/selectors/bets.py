@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 
 from baccarat_site.errors import NotFound
 from tables.models import Bet, Round
+from tables.selectors.outcomes import payout_sql
 from wallets.selectors import Reconciliation, ledger_reconciliation
 
 MAX_ID = 2**63 - 1
@@ -32,13 +33,16 @@ def bet_list(
     ``placed_from`` is inclusive; ``placed_before`` exclusive (a whole "to" day),
     ``placed_until`` inclusive (a "to" moment).
     """
-    bets = Bet.objects.filter(user=user).select_related("round__table", "round_stake").order_by("-placed_at", "-id")
+    bets = Bet.objects.filter(user=user).select_related("round__table", "outcome").order_by("-placed_at", "-id")
     if table_id is not None:
         bets = bets.filter(round__table_id=table_id)
     if bet_type:
         bets = bets.filter(type=bet_type)
     if result:
-        bets = bets.filter(round_stake__status=result)
+        if result == Bet.Status.OPEN:  # no outcome yet
+            bets = bets.filter(outcome__status__isnull=True)
+        else:
+            bets = bets.filter(outcome__status=result)
     if placed_from is not None:
         bets = bets.filter(placed_at__gte=placed_from)
     if placed_before is not None:
@@ -52,7 +56,7 @@ def round_bets_of(*, round_id: int, user: Any) -> list[Bet]:
     """The caller's bets on one round (none for an anonymous caller)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return []
-    return list(Bet.objects.filter(round_id=round_id, user=user).select_related("round_stake").order_by("id"))
+    return list(Bet.objects.filter(round_id=round_id, user=user).select_related("outcome", "round").order_by("id"))
 
 
 def round_with_bets(*, round_id: int, user: Any) -> dict[str, Any]:
@@ -95,30 +99,31 @@ BET_CHECKS: tuple[tuple[str, str], ...] = (
         """,
     ),
     (
-        "bet differs from its round stake",
+        "bet left open in a finished round",
         """
-        SELECT format('bet %s: %s %s %s on round %s, its stake %s: %s %s %s on round %s', b.id, b.type, b.mode,
-                      b.amount, b.round_id, s.id, s.type, s.mode, s.amount, s.round_id)
-        FROM tables_bet b JOIN tables_roundstake s ON s.id = b.round_stake_id
-        WHERE (b.round_id, b.type, b.mode, b.amount) IS DISTINCT FROM (s.round_id, s.type, s.mode, s.amount)
+        SELECT format('%s %s bets (%s) in %s round %s have no outcome', b.type, b.mode, count(*), r.state, r.id)
+        FROM tables_bet b JOIN tables_round r ON r.id = b.round_id
+        LEFT JOIN tables_betoutcome o ON o.round_id = b.round_id AND o.type = b.type AND o.mode = b.mode
+        WHERE o.id IS NULL AND r.state IN ('settled', 'cancelled')
+        GROUP BY b.type, b.mode, r.state, r.id
         """,
     ),
     (
-        "bet left open in a finished round",
+        "outcome that does not fit its round",
         """
-        SELECT format('stake %s (%s bets) in %s round %s', s.id, count(*), r.state, r.id)
-        FROM tables_roundstake s JOIN tables_round r ON r.id = s.round_id JOIN tables_bet b ON b.round_stake_id = s.id
-        WHERE s.status = 'open' AND r.state IN ('settled', 'cancelled')
-        GROUP BY s.id, r.state, r.id
+        SELECT format('outcome %s (%s %s %s) on %s round %s', o.id, o.type, o.mode, o.status, r.state, r.id)
+        FROM tables_betoutcome o JOIN tables_round r ON r.id = o.round_id
+        WHERE r.state NOT IN ('settled', 'cancelled')
+           OR (r.state = 'cancelled') <> (o.status = 'refunded')
         """,
     ),
     (
         "settled bets' payouts differ from what the ledger credited for their round",
         """
         WITH paid AS (
-            SELECT b.round_id, b.user_id, SUM(s.payout) AS total
-            FROM tables_bet b JOIN tables_roundstake s ON s.id = b.round_stake_id
-            WHERE s.status <> 'open'
+            SELECT b.round_id, b.user_id, SUM({payout}) AS total
+            FROM tables_bet b JOIN tables_betoutcome o ON o.round_id = b.round_id AND o.type = b.type
+                                                      AND o.mode = b.mode
             GROUP BY b.round_id, b.user_id
         ), credited AS (
             SELECT substr(t.reference, 7)::bigint AS round_id, w.user_id, SUM(e.amount) AS total
@@ -132,15 +137,14 @@ BET_CHECKS: tuple[tuple[str, str], ...] = (
                       COALESCE(p.user_id, c.user_id), COALESCE(p.total, 0), COALESCE(c.total, 0))
         FROM paid p FULL JOIN credited c ON c.round_id = p.round_id AND c.user_id = p.user_id
         WHERE COALESCE(p.total, 0) <> COALESCE(c.total, 0)
-        """,
+        """.replace("{payout}", payout_sql("b.amount", "o.status", "o.odds")),
     ),
     (
-        "stake's settlement transaction is not its round's",
+        "round's settlement transaction is not its own",
         """
-        SELECT format('stake %s of round %s names transaction %s (%s %s)', s.id, s.round_id, t.id, t.kind,
-                      t.reference)
-        FROM tables_roundstake s JOIN wallets_ledgertransaction t ON t.id = s.settlement_transaction_id
-        WHERE t.reference <> 'round:' || s.round_id OR t.kind NOT IN ('payout', 'refund')
+        SELECT format('round %s names transaction %s (%s %s)', r.id, t.id, t.kind, t.reference)
+        FROM tables_round r JOIN wallets_ledgertransaction t ON t.id = r.settlement_transaction_id
+        WHERE t.reference <> 'round:' || r.id OR t.kind NOT IN ('payout', 'refund')
         """,
     ),
 )
@@ -148,6 +152,7 @@ BET_CHECKS: tuple[tuple[str, str], ...] = (
 
 def casino_reconciliation(*, limit_per_check: int = 20) -> Reconciliation:
     """The ledger's own checks (``wallets.selectors.ledger_reconciliation``) and the bets' against it:
-    every placement's stake equals its bets, every bet matches its round stake, no bet is open in a finished
-    round, the ledger credited each player what their bets on each round pay."""
+    every placement's stake equals its bets, no bet is open in a finished round, outcomes only on finished rounds
+    (refunds on cancelled ones only), the ledger credited each player what their bets on each round pay (by the
+    one payout rule, ``tables.selectors.outcomes``), each round's transaction is its own."""
     return ledger_reconciliation(limit_per_check=limit_per_check, extra_checks=BET_CHECKS)

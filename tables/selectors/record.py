@@ -20,6 +20,7 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 from baccarat_site.money import ZERO
 from tables.models import Bet, Round, Table
 from tables.selectors.bets import MAX_ID, bet_list
+from tables.selectors.outcomes import bet_payout
 from tables.selectors.tables import round_public_reason
 
 #: Rounds per page of the record.
@@ -147,8 +148,8 @@ def record_totals(*, user: Any, filters: RecordFilters) -> RecordTotals:
             bets=Count("id"),
             rounds=Count("round_id", distinct=True),
             staked=Sum("amount"),
-            returned=Sum("round_stake__payout"),
-            pending=Sum("amount", filter=Q(round_stake__payout__isnull=True)),
+            returned=Sum(bet_payout()),
+            pending=Sum("amount", filter=Q(outcome__status__isnull=True)),
         )
     )
     return RecordTotals(
@@ -209,9 +210,8 @@ def record_page(*, user: Any, filters: RecordFilters, page: int = 1, per_page: i
     rounds = {r.pk: r for r in Round.objects.select_related("table", "shoe").filter(pk__in=ids)} if ids else {}
     facts = {round_id: _facts(rounds[round_id]) for round_id in ids}
     if ids:
-        for bet in (
-            bets.filter(round_id__in=ids).select_related(None).select_related("round_stake").order_by("placed_at", "id")
-        ):
+        page_bets = bets.filter(round_id__in=ids).select_related(None).select_related("outcome", "round")
+        for bet in page_bets.order_by("placed_at", "id"):
             facts[bet.round_id].bets.append(bet)
     return RecordPage(
         rounds=[facts[round_id] for round_id in ids],

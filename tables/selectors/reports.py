@@ -7,7 +7,7 @@ Definitions
 -----------
 - **Turnover**: the sum of the stakes of *settled* bets (won, lost, push). Refunded bets are never
   turnover; bets still open in a live round are not counted yet. A bet belongs to the day its round was
-  settled (its ``RoundStake.settled_at``, the same moment as the round's ``settled_at``), so a day's
+  settled (its round's ``settled_at``; a bet's outcome is its kind's ``BetOutcome`` on the round), so a day's
   turnover and its payouts always describe the same bets.
 - **Payouts**: what those bets returned to the players (stake + winnings on a win, the stake on a push).
 - **GGR** (gross gaming revenue): turnover − payouts. **Actual hold**: GGR / turnover, in %.
@@ -56,6 +56,7 @@ from baccarat_site.money import CENT, ZERO, cents
 # The exposure rule is the engine's (possible outcomes, pricing, rounding); the floor prices live rounds with it.
 from tables.engine.exposure import Exposure, result_exposure, stake_key, worst_case_exposure
 from tables.models import Bet, Round, Table, shoe_decks_sql
+from tables.selectors.outcomes import bet_payout
 
 if TYPE_CHECKING:
     from tables.engine import Paytable
@@ -179,9 +180,9 @@ def round_exposure(round_: Round, bets: Iterable[tuple[str, str, Decimal, int]])
 
 def _settled_bets(start: datetime, end: datetime, table_id: int | None = None) -> Any:
     bets = Bet.objects.filter(
-        round_stake__status__in=SETTLED_BET_STATES,
-        round_stake__settled_at__gte=start,
-        round_stake__settled_at__lt=end,
+        outcome__status__in=SETTLED_BET_STATES,
+        round__settled_at__gte=start,
+        round__settled_at__lt=end,
     )
     if table_id is not None:
         bets = bets.filter(round__table_id=table_id)
@@ -193,7 +194,7 @@ def ggr_by_table(start: datetime, end: datetime) -> dict[int, Decimal]:
     rows = (
         _settled_bets(start, end)
         .values("round__table_id")
-        .annotate(turnover=Sum("amount"), payouts=Sum("round_stake__payout"))
+        .annotate(turnover=Sum("amount"), payouts=Sum(bet_payout()))
         .order_by()
     )
     return {row["round__table_id"]: cents(row["turnover"]) - cents(row["payouts"]) for row in rows}
@@ -241,9 +242,9 @@ def table_day_report(*, date_from: date, date_to: date, table_id: int | None = N
     # One row per table, day, terms (shoe decks, the round's paytable) and kind of bet: a handful per day.
     bet_rows = (
         _settled_bets(start, end, table_id)
-        .annotate(day=TruncDate("round_stake__settled_at", tzinfo=UTC), decks=shoe_decks_sql("round__shoe__state"))
+        .annotate(day=TruncDate("round__settled_at", tzinfo=UTC), decks=shoe_decks_sql("round__shoe__state"))
         .values("round__table_id", "day", "decks", "round__terms__paytable", "type", "mode")
-        .annotate(bets=Count("id"), turnover=Sum("amount"), payouts=Sum("round_stake__payout"))
+        .annotate(bets=Count("id"), turnover=Sum("amount"), payouts=Sum(bet_payout()))
         .order_by()
     )
     days: dict[tuple[int, date], TableDay] = {}
@@ -411,14 +412,14 @@ def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
         .distinct("table_id")
     }
     round_ids = [r.pk for r in latest.values()]
-    live_bets = Bet.objects.filter(round_id__in=round_ids).exclude(round_stake__status=Bet.Status.REFUNDED)
+    live_bets = Bet.objects.filter(round_id__in=round_ids).exclude(outcome__status=Bet.Status.REFUNDED)
     stakes: dict[int, dict[str, Decimal]] = defaultdict(dict)
     open_bets: dict[int, list[tuple[str, str, Decimal, int]]] = defaultdict(list)
-    per_stake = live_bets.values("round_id", "type", "mode", "amount", status=F("round_stake__status"))
+    per_stake = live_bets.values("round_id", "type", "mode", "amount", status=F("outcome__status"))
     for row in per_stake.annotate(n=Count("id")).order_by():
         per_type = stakes[row["round_id"]]
         per_type[row["type"]] = per_type.get(row["type"], ZERO) + row["amount"] * row["n"]
-        if row["status"] == Bet.Status.OPEN:
+        if row["status"] is None:  # no outcome yet: open
             open_bets[row["round_id"]].append((row["type"], row["mode"], row["amount"], row["n"]))
     players = dict(
         live_bets.values("round_id").annotate(n=Count("user_id", distinct=True)).order_by().values_list("round_id", "n")

@@ -293,7 +293,7 @@ def round_bet_totals(round_id: int) -> dict[str, Any]:
     """Stake totals and player counts per bet type for one round (refunded bets left out)."""
     rows = (
         Bet.objects.filter(round_id=round_id)
-        .exclude(round_stake__status=Bet.Status.REFUNDED)
+        .exclude(outcome__status=Bet.Status.REFUNDED)
         .values("type")
         .annotate(amount=Sum("amount"), players=Count("user", distinct=True))
         .order_by("type")
@@ -301,7 +301,7 @@ def round_bet_totals(round_id: int) -> dict[str, Any]:
     totals = {row["type"]: {"amount": money.text_or_none(row["amount"]), "players": row["players"]} for row in rows}
     players = (
         Bet.objects.filter(round_id=round_id)
-        .exclude(round_stake__status=Bet.Status.REFUNDED)
+        .exclude(outcome__status=Bet.Status.REFUNDED)
         .values("user")
         .distinct()
         .count()
@@ -403,7 +403,7 @@ def user_balance(user: Any) -> str | None:
 
 
 def user_round_bets(user: Any, round_id: int) -> list[dict[str, Any]]:
-    bets = Bet.objects.filter(round_id=round_id, user=user).select_related("round_stake").order_by("id")
+    bets = Bet.objects.filter(round_id=round_id, user=user).select_related("outcome", "round").order_by("id")
     return [
         {
             "id": bet.pk,

@@ -12,12 +12,12 @@ Concurrency, in short:
   reads the new state and is refused. A bet is therefore never accepted into
   a round that is closed, and every accepted bet is visible to the settlement.
 - The house wallet row is neither locked nor updated on the bet path (its
-  balance is derived from the ledger): the only rows two bets can both want
-  are a player's own wallet and, for a new kind of bet, its round stake (below).
-- Each bet points at its round stake (``tables.models.RoundStake``, where settlement
-  writes its outcome). A kind's row is made by the round's first bet of that kind,
-  last thing before the bets are written: only another first bet of the same kind,
-  in that millisecond before the commit, waits for it.
+  balance is derived from the ledger): the only row two bets can both want
+  is a player's own wallet, so two players' confirms on one round never wait
+  for each other.
+- A bet's outcome is written by settlement, never here (one row per round,
+  type and mode, joined to the bets by those columns): placement writes the
+  placement and its bets only, and no row any other player writes too.
 - Idempotency: a confirmed batch is stored with its key and a fingerprint of
   the request; the same key and body returns the stored answer, a different
   body under the same key is ``409 idempotency_conflict``.
@@ -169,13 +169,20 @@ def _fingerprint(round_id: int, mode: Any, bets: Any) -> str:
 
 
 def bet_place(
-    *, user: Any, round_id: int, mode: str, bets: list[dict[str, Any]], idempotency_key: str | None
+    *,
+    user: Any,
+    round_id: int,
+    mode: str,
+    bets: list[dict[str, Any]],
+    idempotency_key: str | None,
+    now: datetime | None = None,
 ) -> Placement:
     """Confirm a player's batch of bets on one round, all or nothing; return the :class:`Placement`.
 
     Raises :class:`DomainError` subclasses carrying docs/api.md's codes. With an
     ``idempotency_key``, a repeated request returns the first answer again
-    (even after the window closed) and a different body is refused with 409.
+    (even after the window closed) and a different body is refused with 409. ``now`` (default: the clock)
+    is the moment the window and the player's limits are judged at, and the bets' ``placed_at``.
     """
     if user is None or not getattr(user, "is_authenticated", False):
         raise DomainError("Sign in to place bets.", code="not_authenticated", status=401)
@@ -195,7 +202,15 @@ def bet_place(
             raise InvalidMode(f"mode must be one of {', '.join(engine.MODES)}.")
         parsed = parse_bets(bets)
         with transaction.atomic():
-            return _place(user=user, round_id=round_id, mode=mode, bets=parsed, key=key, fingerprint=fingerprint)
+            return _place(
+                user=user,
+                round_id=round_id,
+                mode=mode,
+                bets=parsed,
+                key=key,
+                fingerprint=fingerprint,
+                now=timezone.now() if now is None else now,
+            )
     except _KeyTaken:
         pass
     except DomainError:
@@ -268,45 +283,10 @@ WITH p AS (
     VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
     RETURNING id
 )
-INSERT INTO tables_bet (id, round_id, user_id, placement_id, round_stake_id, type, amount, mode, placed_at)
-SELECT v.id, %s, %s, p.id, s.id, v.type, v.amount, %s, %s
+INSERT INTO tables_bet (id, round_id, user_id, placement_id, type, amount, mode, placed_at)
+SELECT v.id, %s, %s, p.id, v.type, v.amount, %s, %s
 FROM p, unnest(%s::bigint[], %s::varchar[], %s::numeric[]) AS v(id, type, amount)
-JOIN tables_roundstake s ON s.round_id = %s AND s.type = v.type AND s.mode = %s AND s.amount = v.amount
 """
-
-# The round's stake row for each kind of bet in a batch (tables.models.RoundStake), made by the round's first
-# bet of that kind, in the placement's transaction just before its bets (so a stake row exists only with the
-# bets that made it) and in (type, amount) order (one mode per batch): two batches making the same rows wait
-# for each other in one order, never in a cycle; the one that waits finds the other's rows once it commits.
-# Each process remembers the kinds its committed batches made or found, and a batch whose kinds it all knows
-# sends no statement for them: only the first bets of a kind on a round pay for one.
-_MAKE_STAKES = """
-INSERT INTO tables_roundstake (round_id, type, mode, amount, status)
-SELECT %s, v.type, %s, v.amount, 'open'
-FROM unnest(%s::varchar[], %s::numeric[]) WITH ORDINALITY AS v(type, amount, n)
-ORDER BY v.n
-ON CONFLICT (round_id, type, mode, amount) DO NOTHING
-"""
-
-#: (round, type, mode, amount) of stake rows this process has seen committed with bets on them; a stake with
-#: bets is never deleted. Cleared when it grows past its size.
-_stakes_known: set[tuple[int, str, str, Decimal]] = set()
-STAKES_KNOWN_SIZE = 4096
-
-
-def _make_stakes(cursor: Any, *, round_id: int, mode: str, bets: list[tuple[str, Decimal]]) -> None:
-    kinds = sorted({(t, a) for t, a in bets if (round_id, t, mode, a) not in _stakes_known})
-    if not kinds:
-        return
-    cursor.execute(_MAKE_STAKES, [round_id, mode, [t for t, _ in kinds], [a for _, a in kinds]])
-
-    def known() -> None:
-        if len(_stakes_known) + len(kinds) > STAKES_KNOWN_SIZE:
-            _stakes_known.clear()
-        _stakes_known.update((round_id, t, mode, a) for t, a in kinds)
-
-    transaction.on_commit(known)
-
 
 _limits_cache: dict[int, tuple[Any, Any]] = {}
 LIMITS_CACHE_SIZE = 256
@@ -344,8 +324,8 @@ def _place(
     bets: list[tuple[str, Decimal]],
     key: str,
     fingerprint: str,
+    now: datetime,
 ) -> Placement:
-    now = timezone.now()
     with prepared_cursor() as cursor:
         cursor.execute(_ROUND_FOR_BETS, [round_id, now])
         row = cursor.fetchone()
@@ -407,7 +387,6 @@ def _place(
             ),
             balance=wallet.balance,
         )
-        _make_stakes(cursor, round_id=round_id, mode=mode, bets=bets)
         cursor.execute(
             _INSERT_BETS,
             [
@@ -426,12 +405,8 @@ def _place(
                 bet_ids,
                 [bet_type for bet_type, _ in bets],
                 [amount for _, amount in bets],
-                round_id,
-                mode,
             ],
         )
-        if cursor.rowcount != len(bets):  # a kind without its stake row: never record fewer bets
-            raise RuntimeError(f"round {round_id}: {cursor.rowcount} of {len(bets)} bets found their stake rows")
     _announce_bets_changed(table_id=table_id, round_id=round_id)
     return placed
 

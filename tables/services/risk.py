@@ -43,6 +43,7 @@ from tables import engine
 from tables.engine.exposure import worst_case_exposure
 from tables.labels import BET_NAMES, label
 from tables.models import Bet, RiskAlert, Round
+from tables.selectors.outcomes import bet_payout
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -93,7 +94,7 @@ def risk_scan_round(*, round_id: int) -> int:
     if round_ is None or round_.state in _NOT_SCANNED:
         return 0
     limits = thresholds()
-    bets = Bet.objects.filter(round_id=round_id).exclude(round_stake__status=Bet.Status.REFUNDED)
+    bets = Bet.objects.filter(round_id=round_id).exclude(outcome__status=Bet.Status.REFUNDED)
     names = _Names()
     with translation.override(settings.LANGUAGE_CODE):  # the record is written in the site's language
         alerts = [
@@ -170,9 +171,9 @@ def _exposure(round_: Round, bets: Any, threshold: Decimal) -> list[RiskAlert]:
 
 def _large_wins(round_: Round, bets: Any, threshold: Decimal, names: _Names) -> list[RiskAlert]:
     rows = list(
-        bets.filter(round_stake__status=Bet.Status.WON)
+        bets.filter(outcome__status=Bet.Status.WON)
         .values("user_id")
-        .annotate(paid=Sum("round_stake__payout"), staked=Sum("amount"))
+        .annotate(paid=Sum(bet_payout()), staked=Sum("amount"))
         .filter(paid__gte=threshold)
         .order_by()
         .values_list("user_id", "paid", "staked")

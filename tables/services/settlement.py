@@ -4,26 +4,29 @@ A round's money moves in a fixed number of statements, whatever its size:
 
 1. the compare-and-set on the round (``result → settled`` or ``live → cancelled``), which also takes the
    round row's lock, so bets in flight (they hold it ``FOR SHARE``) commit first and none slips in after;
-2. the round's stakes (``tables.models.RoundStake``: one row per type, mode and amount bet on it, made by
-   placement): a round of 10,000 bets has a few dozen, and the engine prices each once
-   (``tables.engine.settle_outcome``) against the round's own paytable;
-3. one read of what each bettor gets back, the round's bets against the priced stakes, refused if any bet
-   of the round points at a stake that was not open; then one UPDATE recording each stake's outcome and
-   payout (and, on a stake that pays, the round's ledger transaction if anyone is paid): every bet's outcome
-   is its stake's, so the bets themselves are not written; refused unless it touches exactly the stakes that
-   were open;
-4. one ledger transaction for the whole round (``wallets.services.wallets_credit_many``): a leg per paid
+2. one read of the round's kinds of bet: its distinct (type, mode) pairs, at most 14 × 2;
+3. the engine prices each kind once against the round's own paytable (``terms``; ``tables.engine.bet_outcome``
+   gives status and odds; a refund makes every kind ``refunded`` at odds 0), and one INSERT writes the round's
+   outcomes (``tables.models.BetOutcome``, at most 28 rows): placement never writes them, and no bet row is
+   written;
+4. one read of what each bettor gets back: the round's bets joined to those outcomes, each bet's return by
+   the one SQL payout rule (``tables.selectors.outcomes``, the same as ``tables.engine.bet_return``), summed
+   per player;
+5. one ledger transaction for the whole round (``wallets.services.wallets_credit_many``): a leg per paid
    player and one house leg, written with the new balances in one statement after one lock statement in
-   primary-key order.
+   primary-key order; when anyone is paid, the round records its id (``Round.settlement_transaction``, one
+   UPDATE of the row the compare-and-set already holds).
 
 All in one database transaction: a repeated or concurrent call finds the round no longer in the state it
-expects and pays nothing. Each player's ``round.settled`` message is built and sent after the commit
-(:func:`settlement_announce`), so telling players never holds the round.
+expects and pays nothing. At commit the database checks that every bet of the round has its outcome (a
+deferred constraint trigger on the round, migration 0014). Each player's ``round.settled`` message is built
+and sent after the commit (:func:`settlement_announce`), so telling players never holds the round.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -37,6 +40,7 @@ from baccarat_site.db import prepared_cursor
 from tables import engine, events
 from tables.labels import ROUND_NOTICES
 from tables.models import Bet, Round
+from tables.selectors.outcomes import bet_payout, payout_sql
 from wallets import selectors as wallet_selectors
 from wallets import services as wallet_services
 from wallets.models import LedgerTransaction
@@ -46,48 +50,46 @@ logger = logging.getLogger(__name__)
 #: The states a round can be cancelled from (everything but settled and cancelled).
 LIVE_STATES = ("betting", "closed", "dealing", "result", "paused")
 
-# The round's kinds of bet (tables.models.RoundStake): a few dozen rows, however many bets point at them.
-_STAKES = """
-SELECT id, type, mode, amount FROM tables_roundstake
-WHERE round_id = %s AND status = 'open'
-ORDER BY id
-"""
+# The round's kinds of bet: at most 14 types × 2 modes, however many bets. (The hash aggregate reads the round's
+# bets once through bet_round_user.)
+_KINDS = "SELECT DISTINCT type, mode FROM tables_bet WHERE round_id = %s"
 
-# Every kind's outcome, a few dozen rows: this is where the round's bets are settled.
+# The round's outcomes, one row per kind (tables.models.BetOutcome): written here and nowhere else.
 _RECORD = """
-UPDATE tables_roundstake AS rs
-SET status = s.status, payout = s.payout, settlement_transaction_id = s.txn, settled_at = %(now)s
-FROM unnest(%(ids)s::bigint[], %(statuses)s::varchar[], %(payouts)s::numeric[], %(txns)s::bigint[])
-    AS s(id, status, payout, txn)
-WHERE rs.id = s.id AND rs.round_id = %(round)s AND rs.status = 'open'
+INSERT INTO tables_betoutcome (round_id, type, mode, status, odds)
+SELECT %(round)s, k.type, k.mode, k.status, k.odds
+FROM unnest(%(types)s::varchar[], %(modes)s::varchar[], %(statuses)s::varchar[], %(odds)s::numeric[])
+    AS k(type, mode, status, odds)
 """
 
-# What each bettor gets back (zero for a player who lost everything): the round's bets against its priced
-# stakes. ``stray`` counts bets of the round whose stake was not among them, and refuses the whole settlement.
+# What each bettor gets back (zero for a player who lost everything): the round's bets against its outcomes,
+# by the one payout rule. ``missing`` counts bets without an outcome, and refuses the whole settlement.
 _RETURNS = """
-SELECT b.user_id, count(*), SUM(s.payout), count(*) FILTER (WHERE s.id IS NULL)
+SELECT b.user_id, count(*), COALESCE(SUM({payout}), 0), count(*) FILTER (WHERE o.status IS NULL)
 FROM tables_bet b
-LEFT JOIN unnest(%(ids)s::bigint[], %(payouts)s::numeric[]) AS s(id, payout) ON s.id = b.round_stake_id
+LEFT JOIN tables_betoutcome o ON o.round_id = b.round_id AND o.type = b.type AND o.mode = b.mode
 WHERE b.round_id = %(round)s
 GROUP BY b.user_id
-"""
+""".format(payout=payout_sql("b.amount", "o.status", "o.odds"))
 
 # The plan the returns need, for that statement only. For a fresh round's bets the planner estimates one row
-# (the statistics do not know the round yet), and with one row it would look each bet's stake up in a nested
+# (the statistics do not know the round yet), and with one row it would look each bet's outcome up in a nested
 # loop and sort the round's bets to group them. Hashing is right for any round of more than a handful of bets.
 _ROUND_SIZED_PLANS = "SET LOCAL enable_sort = off; SET LOCAL enable_nestloop = off"
 _PLANS_BACK = "SET LOCAL enable_sort TO DEFAULT; SET LOCAL enable_nestloop TO DEFAULT"
 
+#: BetOutcome.odds is numeric(12, 4): odds finer than that are refused rather than rounded.
+_ODDS_PLACES = Decimal("0.0001")
+
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one kind of stake (bet type, mode, amount) comes to: the bet's status and what it returns."""
+    """What one kind of bet (bet type, mode) comes to on a round: the status and odds (x:1) of its bets."""
 
     bet_type: str
     mode: str
-    amount: Decimal
     status: str
-    payout: Decimal
+    odds: Decimal
 
 
 @dataclass(frozen=True)
@@ -124,9 +126,11 @@ def round_settle(*, round_id: int) -> int:
     # The round's own paytable: what every bet on it was confirmed at, whatever the variant says now.
     paytable = engine.Paytable.from_dict(terms["paytable"])
 
-    def price(bet_type: str, mode: str, amount: Decimal) -> Outcome:
-        status, payout = engine.settle_outcome(bet_type, amount, result, mode=mode, paytable=paytable)
-        return Outcome(bet_type, mode, amount, status, payout)
+    facts = engine.payouts.facts_of(result)
+
+    def price(bet_type: str, mode: str) -> Outcome:
+        status, odds = engine.bet_outcome(bet_type, facts, mode, paytable)
+        return Outcome(bet_type, mode, status, odds)
 
     settlement = _move_money(
         round_id=round_id, table_id=table_id, price=price, kind=LedgerTransaction.Kind.PAYOUT, now=now
@@ -150,8 +154,8 @@ def round_refund(*, round_id: int, reason: str, cause: str = "operator") -> int:
         return 0
     table_id = Round.objects.values_list("table_id", flat=True).get(pk=round_id)
 
-    def refund(bet_type: str, mode: str, amount: Decimal) -> Outcome:
-        return Outcome(bet_type, mode, amount, Bet.Status.REFUNDED.value, amount)
+    def refund(bet_type: str, mode: str) -> Outcome:
+        return Outcome(bet_type, mode, Bet.Status.REFUNDED.value, Decimal(0))
 
     settlement = _move_money(
         round_id=round_id, table_id=table_id, price=refund, kind=LedgerTransaction.Kind.REFUND, now=now
@@ -164,40 +168,42 @@ def round_refund(*, round_id: int, reason: str, cause: str = "operator") -> int:
     return settlement.bets
 
 
-def _move_money(*, round_id: int, table_id: int, price: Any, kind: str, now: datetime) -> Settlement:
-    """Steps 2–4 of the module docstring, inside the caller's transaction; the announcement after commit."""
+def _move_money(
+    *, round_id: int, table_id: int, price: Callable[[str, str], Outcome], kind: str, now: datetime
+) -> Settlement:
+    """Steps 2–5 of the module docstring, inside the caller's transaction; the announcement after commit."""
     with prepared_cursor() as cursor:
-        cursor.execute(_STAKES, [round_id])
-        stakes = cast("list[tuple[int, str, str, Decimal]]", cursor.fetchall())
-        if not stakes:
+        cursor.execute(_KINDS, [round_id])
+        kinds = cast("list[tuple[str, str]]", cursor.fetchall())
+        if not kinds:
             return Settlement(round_id=round_id, table_id=table_id, bets=0, credits={}, bettors=())
-        ids = [stake_id for stake_id, *_kind in stakes]
-        outcomes = [price(bet_type, mode, amount) for _id, bet_type, mode, amount in stakes]
-        cursor.execute(_ROUND_SIZED_PLANS)
-        cursor.execute(_RETURNS, {"ids": ids, "payouts": [o.payout for o in outcomes], "round": round_id})
-        returns = cast("list[tuple[int, int, Decimal, int]]", cursor.fetchall())
-        cursor.execute(_PLANS_BACK)
-        stray = sum(count for *_user, count in returns)
-        if stray:
-            raise RuntimeError(f"round {round_id}: {stray} bets on stakes that were not open")
-        paid = {user_id: total for user_id, _count, total, _stray in returns if total > 0}
-        # The round's one ledger transaction, when anyone is paid: every stake that pays records it. (Stakes that
-        # pay may still pay nobody, e.g. a stake without bets put there by hand: then there is no transaction.)
-        txn = wallet_services.ledger_transaction_reserve() if paid else None
+        outcomes = [price(bet_type, mode) for bet_type, mode in sorted(kinds)]
+        for o in outcomes:
+            if o.odds != o.odds.quantize(_ODDS_PLACES):
+                raise ValueError(f"round {round_id}: odds {o.odds} for {o.bet_type} are finer than 1/10,000")
         cursor.execute(
             _RECORD,
             {
-                "ids": ids,
-                "statuses": [o.status for o in outcomes],
-                "payouts": [o.payout for o in outcomes],
-                "txns": [txn if o.payout > 0 else None for o in outcomes],
                 "round": round_id,
-                "now": now,
+                "types": [o.bet_type for o in outcomes],
+                "modes": [o.mode for o in outcomes],
+                "statuses": [o.status for o in outcomes],
+                "odds": [o.odds for o in outcomes],
             },
         )
-        if cursor.rowcount != len(stakes):
-            raise RuntimeError(f"round {round_id}: recorded {cursor.rowcount} of {len(stakes)} open stakes")
-    expected = sum(count for _user, count, _total, _stray in returns)
+        cursor.execute(_ROUND_SIZED_PLANS)
+        cursor.execute(_RETURNS, {"round": round_id})
+        returns = cast("list[tuple[int, int, Decimal, int]]", cursor.fetchall())
+        cursor.execute(_PLANS_BACK)
+        missing = sum(count for *_user, count in returns)
+        if missing:  # a bet placed while this ran: the round's lock makes it impossible
+            raise RuntimeError(f"round {round_id}: {missing} bets without an outcome")
+        paid = {user_id: total for user_id, _count, total, _missing in returns if total > 0}
+    # The round's one ledger transaction, when anyone is paid; the round records it.
+    txn = wallet_services.ledger_transaction_reserve() if paid else None
+    if txn is not None:
+        Round.objects.filter(pk=round_id).update(settlement_transaction_id=txn)
+    expected = sum(count for _user, count, _total, _missing in returns)
     credits = wallet_services.wallets_credit_many(
         credits=paid,
         kind=kind,
@@ -230,7 +236,7 @@ def _settled_messages(settlement: Settlement) -> list[tuple[str, dict[str, Any]]
     rows = (
         Bet.objects.filter(round_id=settlement.round_id)
         .order_by("id")
-        .values_list("id", "user_id", "type", "amount", "mode", "round_stake__status", "round_stake__payout")
+        .values_list("id", "user_id", "type", "amount", "mode", "outcome__status", bet_payout())
     )
     for bet_id, user_id, bet_type, amount, mode, status, payout in rows:
         per_user.setdefault(user_id, []).append(

@@ -121,7 +121,7 @@ def test_session_totals_count_the_bets_placed_since_the_latest_sign_in_in_one_qu
     place(alice, first.pk, ("banker", "1234.00"), ("player_pair", "5.00"))
     old = Bet.objects.filter(user=alice, type="player_pair")
     old.update(placed_at=timezone.now() - timedelta(hours=2))  # before the session began: not counted
-    drive(table, clock, lambda: not Bet.objects.filter(user=alice, round_stake__payout__isnull=True).exists())
+    drive(table, clock, lambda: not Bet.objects.filter(user=alice, outcome__status__isnull=True).exists())
     second = drive_to_state(table, clock, "betting")
     place(alice, second.pk, ("player", "10.00"))  # still open: staked, not yet in the net
 

@@ -124,7 +124,7 @@ def test_a_player_bets_on_two_tables_in_the_same_windows_and_the_one_balance_sta
     placed = {t.id: list(Bet.objects.filter(round__table=t, user=player)) for t in (first, second)}
     assert {t: {b.round_id for b in bets} for t, bets in placed.items()} == {t: {rounds[t]} for t in rounds}
     wait_until(
-        lambda: not Bet.objects.filter(user=player, round_stake__status=Bet.Status.OPEN).exists(),
+        lambda: not Bet.objects.filter(user=player, outcome__status__isnull=True).exists(),
         40,
         "both rounds to settle",
     )

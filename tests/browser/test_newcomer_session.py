@@ -215,7 +215,7 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
     assert not problems, "\n".join(problems)
 
     # no double bet: every confirm is one bet, and nothing else was placed
-    bets = list(Bet.objects.filter(user=user).select_related("round_stake"))
+    bets = list(Bet.objects.filter(user=user).select_related("outcome", "round"))
     assert sorted((b.round_id, b.type, b.amount) for b in bets) == sorted(confirmed)
     # the wallet: the start, less the stakes, plus what each round paid back (refunds included)
     back = sum((b.payout if b.payout is not None else Decimal(0)) for b in bets)

@@ -77,7 +77,7 @@ def settled_bet(table, user) -> int:
             except Exception:  # the window closed between the read and the bet: try the next one
                 pass
         time.sleep(0.1)
-    while Bet.objects.filter(round_id=round_id, round_stake__status=Bet.Status.OPEN).exists():
+    while Bet.objects.filter(round_id=round_id, outcome__status__isnull=True).exists():
         assert time.monotonic() < deadline, "the bet was never settled"
         time.sleep(0.2)
     return round_id

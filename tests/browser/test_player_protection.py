@@ -139,7 +139,7 @@ def test_the_reality_check_shows_the_sessions_stakes_and_net_and_holds_betting_u
     expect(dialog).to_contain_text("You have been playing for 15 minutes.")
     expect(dialog.locator("[data-reality-staked]")).to_have_text("1,234.00")
     net = dialog.locator("[data-reality-net]").text_content() or ""
-    if not rita.bets.filter(round_stake__payout__isnull=False).exists():
+    if not rita.bets.filter(outcome__status__isnull=False).exists():
         expect(dialog.locator("[data-reality-pending]")).to_have_text("1,234.00")  # the open bet, still in play
     assert AMOUNT.match(net.lstrip("+-")), net
     expect(dialog.get_by_role("button", name="Leave")).to_be_visible()

@@ -95,7 +95,7 @@ def test_a_new_player_signs_up_bets_with_the_starting_money_and_changes_the_pass
     expect(header_balance(page)).to_have_text(money(Decimal("1000.00") - stake))  # the header follows the table
 
     bet = wait_until(
-        lambda: Bet.objects.filter(user=user).exclude(round_stake__status="open").first(), what="the settlement"
+        lambda: Bet.objects.filter(user=user).filter(outcome__status__isnull=False).first(), what="the settlement"
     )
     settled = wallet_balance(user=user)["balance"]
     assert settled == Decimal("1000.00") - stake + bet.payout

@@ -115,9 +115,9 @@ def allowed_values(model_label: str, constraint: str, field: str) -> set[str]:
     [
         ("tables.Round", "round_state_known", "state", set()),
         ("tables.Round", "round_winner_known", "winner", {""}),
-        ("tables.RoundStake", "round_stake_status_known", "status", set()),
-        ("tables.RoundStake", "round_stake_mode_known", "mode", set()),
-        ("tables.RoundStake", "round_stake_known_type", "type", set()),
+        ("tables.BetOutcome", "bet_outcome_status_known", "status", set()),
+        ("tables.BetOutcome", "bet_outcome_mode_known", "mode", set()),
+        ("tables.BetOutcome", "bet_outcome_known_type", "type", set()),
         ("tables.Bet", "bet_mode_known", "mode", set()),
         ("tables.Bet", "bet_known_type", "type", set()),
         ("tables.BetPlacement", "placement_mode_known", "mode", set()),
@@ -128,3 +128,15 @@ def test_the_database_allows_exactly_the_models_choices(model_label, constraint,
     choices = {value for value, _label in model._meta.get_field(field).choices}
     assert choices
     assert allowed_values(model_label, constraint, field) == choices | extra
+
+
+def test_only_settlement_writes_outcomes_and_placement_never_names_them():
+    """A bet's outcome is written when its round is settled or refunded, never on the bet path: placement
+    neither names the outcomes' table or model, and no other module's SQL writes them."""
+    placement = (ROOT / "tables" / "services" / "placement.py").read_text()
+    assert "tables_betoutcome" not in placement
+    assert "BetOutcome" not in placement
+    assert "outcome__" not in placement
+    writes = re.compile(r"\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+tables_betoutcome\b", re.IGNORECASE)
+    writers = {place.split(":")[0] for place, text in sql_strings() if writes.search(text)}
+    assert writers == {"tables/services/settlement.py"}

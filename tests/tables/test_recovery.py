@@ -73,7 +73,7 @@ def test_a_worker_killed_while_dealing_is_replaced_and_the_round_finishes_with_t
     # every bet paid exactly once
     bets = Bet.objects.filter(round=settled)
     assert bets.count() == 4
-    assert not bets.filter(round_stake__status="open").exists()
+    assert not bets.filter(outcome__status__isnull=True).exists()
     for user, staked in ((alice, Decimal("25.00")), (bob, Decimal("50.00"))):
         mine = bets.filter(user=user)
         for bet in mine:

@@ -112,7 +112,7 @@ def day_of_play():
 def test_turnover_counts_the_day_s_settled_bets_and_ggr_is_turnover_minus_payouts(client, operator, day_of_play):
     settled = day_of_play["settled"]
     bets = list(Bet.objects.filter(round=settled))
-    assert Bet.objects.filter(round=day_of_play["refunded"], round_stake__status="refunded").count() == 1
+    assert Bet.objects.filter(round=day_of_play["refunded"], outcome__status="refunded").count() == 1
     turnover = sum(b.amount for b in bets)
     payouts = sum(b.payout for b in bets)
     assert turnover == Decimal("205.00")

@@ -16,7 +16,7 @@ class Command(BaseCommand):
     help = (
         "Check every player wallet against the sum of its ledger entries, each entry's balance_after, "
         "the zero sum of every transaction and of all entries, and the bets against their stake "
-        "transactions, their round stakes and what the ledger credited for each round. Exits non-zero on any "
+        "transactions, their outcomes and what the ledger credited for each round. Exits non-zero on any "
         "mismatch."
     )
 

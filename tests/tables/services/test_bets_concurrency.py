@@ -15,7 +15,7 @@ from django.db import connection, connections, transaction
 
 from baccarat_site.errors import DomainError
 from tables import events
-from tables.models import Bet, Round, RoundStake
+from tables.models import Bet, BetOutcome, Round
 from tables.selectors.bets import casino_reconciliation
 from tables.services import placement, settlement
 from tests.factories import make_round, make_table
@@ -85,59 +85,6 @@ def test_parallel_confirms_from_many_players_on_one_round_all_land(player, monke
 
     assert all(isinstance(r, dict) for r in results), [r for r in results if not isinstance(r, dict)]
     assert Bet.objects.filter(round=round_).count() == 80
-    assert casino_reconciliation().ok
-
-
-def test_two_confirms_make_the_stakes_they_share_in_one_order_and_never_wait_on_each_other_in_a_cycle(
-    player, monkeypatch
-):
-    # A confirm makes the round's stake rows its bets need (RoundStake) in one fixed order, whatever order
-    # its bets came in. Here A has made Banker 5.00 and not committed; B confirms Tie 1.00 and Banker 5.00 and
-    # waits for A; then A makes Tie 1.00. Made in B's order, B would hold Tie while waiting for Banker, A would
-    # wait for B's Tie, and PostgreSQL would end one of them with a deadlock error.
-    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
-    alice, bob, carol = player("alice", "50.00"), player("bob", "50.00"), player("carol", "50.00")
-    round_ = make_round(make_table("Order"), closes_in=120)
-    a_holds, a_goes_on = threading.Event(), threading.Event()
-
-    def a() -> None:
-        try:
-            with transaction.atomic():
-                confirm(alice, round_.pk, ("banker", "5.00"))
-                a_holds.set()
-                assert a_goes_on.wait(30)
-                confirm(carol, round_.pk, ("tie", "1.00"))
-        finally:
-            connections.close_all()
-
-    def b() -> dict:
-        assert a_holds.wait(30)
-        try:
-            return confirm(bob, round_.pk, ("tie", "1.00"), ("banker", "5.00"))
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        first, second = pool.submit(a), pool.submit(b)
-        assert a_holds.wait(30)
-        waited = 0.0
-        with connection.cursor() as cursor:
-            while True:  # until B waits for A's row
-                cursor.execute(
-                    "SELECT count(*) FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-                )
-                if cursor.fetchone()[0] or waited > 30:
-                    break
-                time.sleep(0.02)
-                waited += 0.02
-        assert waited <= 30, "B never waited for A"
-        a_goes_on.set()
-        first.result(timeout=60)
-        assert len(second.result(timeout=60)["bets"]) == 2
-
-    assert RoundStake.objects.filter(round=round_).count() == 2
-    assert Bet.objects.filter(round=round_).count() == 4
     assert casino_reconciliation().ok
 
 
@@ -271,54 +218,61 @@ def test_bets_racing_a_cancel_are_either_refused_or_refunded(player, monkeypatch
     refused = [r for r in results if isinstance(r, DomainError)]
     assert {r.code for r in refused} <= {"betting_closed"}
     assert refunded == len(accepted) == Bet.objects.count()
-    assert not Bet.objects.exclude(round_stake__status="refunded").exists()
+    assert not Bet.objects.exclude(outcome__status="refunded").exists()
     for user in players:
         assert Wallet.objects.get(user=user).balance == Decimal("30.00")
     assert casino_reconciliation().ok
 
 
 def test_players_never_wait_for_each_other_on_the_round_or_the_house(player, monkeypatch):
-    """While one player's confirm is inside its transaction, another player's confirm on the same round
-    goes through: the round is only share-locked and the house row is not touched."""
+    """While one player's confirm has inserted its bets and not committed, another player's confirm of the same
+    kinds of bet on the same round commits: the round is only share-locked, the house row is not touched, and
+    placement writes no row that two players share (a bet's outcome is written by settlement)."""
     monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     alice, bob = player("alice", "100.00"), player("bob", "100.00")
     round_ = make_round(make_table("No hot row"), closes_in=120)
-
+    bets = (("player", "10.00"), ("tie", "1.00"), ("banker", "5.00"))
     inside, release = threading.Event(), threading.Event()
-    real_post = placement.wallet_services.wallet_post
 
-    def slow_post(**kwargs: Any) -> int:
-        txn = real_post(**kwargs)
-        if kwargs["wallet"].user_id == alice.pk:
-            inside.set()
-            assert release.wait(10)
-        return txn
-
-    monkeypatch.setattr(placement.wallet_services, "wallet_post", slow_post)
-
-    def bet(user) -> dict:
+    def alice_holds() -> dict:
         try:
-            return confirm(user, round_.pk, ("player", "10.00"))
+            with transaction.atomic():  # her confirm's transaction, held open after its last statement
+                placed = confirm(alice, round_.pk, *bets)
+                inside.set()
+                assert release.wait(10)
+            return placed
+        finally:
+            connections.close_all()
+
+    def bob_confirms() -> dict:
+        try:
+            return confirm(bob, round_.pk, *reversed(bets))
         finally:
             connections.close_all()
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        held = pool.submit(bet, alice)
+        held = pool.submit(alice_holds)
         assert inside.wait(10)
+        with connection.cursor() as cursor:  # alice's bets are in, not committed
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in%%'"
+            )
+            assert cursor.fetchone()[0] >= 1
         started = time.monotonic()
-        assert pool.submit(bet, bob).result(5)["balance"] == "90.00"
+        assert pool.submit(bob_confirms).result(5)["balance"] == "84.00"
         assert time.monotonic() - started < 2, "bob waited for alice"
+        assert set(Bet.objects.filter(round=round_).values_list("user_id", flat=True)) == {bob.pk}  # hers unseen
         release.set()
-        assert held.result(10)["balance"] == "90.00"
+        assert held.result(10)["balance"] == "84.00"
     from wallets import services as wallet_services
 
+    assert Bet.objects.filter(round=round_).count() == 6
     assert wallet_services.house_wallet().balance == Decimal("0.00")  # derived from the ledger, never updated
-    assert wallet_selectors.house_balance() == Decimal("-180.00")
+    assert wallet_selectors.house_balance() == Decimal("-168.00")  # 200.00 given out, 32.00 staked back
+    assert casino_reconciliation().ok
 
 
-def test_a_refused_batch_makes_no_stake_rows_and_the_first_accepted_one_makes_them(player, monkeypatch):
-    # A kind's row is made in the same transaction as its first bets, so a refused batch leaves none: refusals
-    # cannot fill a round with rows nobody bet on.
+def test_placement_writes_no_outcome_and_refused_batches_leave_nothing(player, monkeypatch):
     monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
     alice, bob = player("alice", "0.50"), player("bob", "100.00")
     round_ = make_round(make_table("Refused"), closes_in=120)
@@ -327,40 +281,17 @@ def test_a_refused_batch_makes_no_stake_rows_and_the_first_accepted_one_makes_th
     with pytest.raises(DomainError) as over:
         confirm(bob, round_.pk, ("tie", "99999.00"))
     assert (poor.value.code, over.value.code) == ("insufficient_funds", "above_max")
-    assert not RoundStake.objects.exists()
 
     confirm(bob, round_.pk, ("tie", "1.00"), ("player", "5.00"))
     confirm(bob, round_.pk, ("tie", "1.00"))
-    assert sorted(RoundStake.objects.values_list("type", "amount")) == [
-        ("player", Decimal("5.00")),
-        ("tie", Decimal("1.00")),
-    ]
+    assert not BetOutcome.objects.exists()
     assert Bet.objects.count() == 3
+    assert {b.status for b in Bet.objects.all()} == {"open"}
     assert Wallet.objects.get(user=bob).balance == Decimal("93.00")
     assert casino_reconciliation().ok
 
 
-def test_a_kind_whose_known_stake_row_is_gone_refuses_the_batch_and_records_nothing(player, monkeypatch):
-    # After a batch commits, its process knows its kinds' rows and sends no statement for them again. Were a
-    # known row gone (nothing deletes one with bets; here the bets go first), the bets must not be recorded
-    # without it.
-    monkeypatch.setattr(events, "bets_changed", lambda **kw: None)
-    alice, bob = player("alice", "100.00"), player("bob", "100.00")
-    round_ = make_round(make_table("Gone"), closes_in=120)
-    confirm(alice, round_.pk, ("tie", "1.00"))
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM tables_bet; DELETE FROM tables_roundstake")
-
-    with pytest.raises(RuntimeError, match="0 of 1 bets found their stake rows"):
-        confirm(bob, round_.pk, ("tie", "1.00"))
-
-    assert not Bet.objects.exists()
-    assert Wallet.objects.get(user=bob).balance == Decimal("100.00")
-    confirm(bob, round_.pk, ("tie", "2.00"))  # a kind it does not know yet makes its row
-    assert Bet.objects.get().round_stake.amount == Decimal("2.00")
-
-
-def test_no_stake_row_is_made_for_a_round_that_does_not_take_bets(player):
+def test_a_round_that_does_not_take_bets_refuses_them(player):
     alice = player("alice", "100.00")
     round_ = make_round(make_table("Closed"), state=Round.State.CLOSED)
     with pytest.raises(DomainError) as refused:
@@ -369,4 +300,4 @@ def test_no_stake_row_is_made_for_a_round_that_does_not_take_bets(player):
     with pytest.raises(DomainError) as missing:
         confirm(alice, 10**9, ("player", "10.00"))
     assert missing.value.code == "round_not_found"
-    assert not RoundStake.objects.exists()
+    assert not Bet.objects.exists()

@@ -278,7 +278,9 @@ def test_an_operator_changing_the_limits_mid_round_leaves_the_rounds_own_limits_
     betting_round.table.variant.bets.filter(bet_type="tie").update(max_stake="150.00")
     # The round keeps the terms it opened with (tie up to 5,000.00); the edit applies from the next round.
     place(alice, betting_round, ("tie", "1000.00"))
-    Round.objects.filter(pk=betting_round.pk).update(state=Round.State.SETTLED)
+    from tables.services.settlement import round_refund
+
+    round_refund(round_id=betting_round.pk, reason="the round is over")  # finished, with its bets' outcomes
     next_round = make_round(betting_round.table, number=2)
     refused("above_max", place, alice, next_round, ("tie", "150.01"))
     place(alice, next_round, ("tie", "150.00"))
@@ -323,3 +325,24 @@ def test_a_disabled_account_cannot_bet_even_with_a_user_object_from_before(playe
     error = refused("account_disabled", place, stale, betting_round, ("player", "5.00"))
     assert error.status == 403
     assert nothing_changed(alice, "100.00", 2)
+
+
+def test_a_confirm_is_judged_at_the_moment_it_is_given(player, betting_round):
+    """``bet_place(now=…)``: the window is judged at that moment, and the bets carry it."""
+    alice = player("alice", "100.00")
+
+    def confirm(at):
+        return placement.bet_place(
+            user=alice,
+            round_id=betting_round.pk,
+            mode="traditional",
+            bets=[{"type": "player", "amount": "10.00"}],
+            idempotency_key=str(at),
+            now=at,
+        )
+
+    refused("betting_closed", confirm, betting_round.closes_at + timedelta(milliseconds=1))
+    at = betting_round.closes_at - timedelta(milliseconds=1)
+    confirm(at)
+    assert Bet.objects.get(user=alice).placed_at == at
+    assert Bet.objects.get(user=alice).status == "open"

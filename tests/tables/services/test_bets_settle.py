@@ -5,10 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
 
 from tables import events
-from tables.models import Bet, Round, RoundStake
+from tables.models import Bet, BetOutcome, Round
 from tables.selectors.bets import casino_reconciliation
 from tables.services import settlement
 from wallets.models import LedgerTransaction, Wallet
@@ -180,7 +179,14 @@ def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player
 
     assert balance_of(alice) == Decimal("100.00")
     assert balance_of(bob) == Decimal("50.00")
-    assert set(Bet.objects.values_list("round_stake__status", flat=True)) == {"refunded"}
+    assert set(Bet.objects.values_list("outcome__status", flat=True)) == {"refunded"}
+    assert set(BetOutcome.objects.values_list("type", "status", "odds")) == {
+        (t, "refunded", Decimal(0)) for t in ("player", "tie", "banker")
+    }
+    assert (
+        Round.objects.get(pk=betting_round.pk).settlement_transaction_id
+        == LedgerTransaction.objects.get(kind="refund").pk
+    )
     assert all(b.payout == b.amount for b in Bet.objects.all())
     [refund] = LedgerTransaction.objects.filter(kind="refund")  # the round's one transaction, two players' legs
     assert refund.entries.filter(balance_after__isnull=False).count() == 2
@@ -266,7 +272,7 @@ def test_a_connected_player_hears_round_settled_on_the_real_channel_layer(
     )
 
 
-# ── the round's stakes carry the outcomes ─────────────────────────────────────
+# ── one outcome per kind of bet ───────────────────────────────────────────────
 
 
 def bet_row_versions(round_id: int) -> dict[int, str]:
@@ -283,90 +289,124 @@ def test_settlement_writes_one_outcome_per_kind_of_bet_and_leaves_the_bets_as_th
 ):
     alice, bob, carol = player("alice", "100.00"), player("bob", "100.00"), player("carol", "100.00")
     place(alice, betting_round, ("player", "10.00"), ("banker", "10.00"))
-    place(bob, betting_round, ("player", "10"), ("banker", "5.00"))  # 10 and 10.00 are one kind
+    place(bob, betting_round, ("player", "10"), ("banker", "5.00"))  # amounts do not make kinds
     place(carol, betting_round, ("banker", "10.00"), mode="no_commission")
-    kinds = set(RoundStake.objects.filter(round=betting_round).values_list("type", "mode", "amount"))
-    assert kinds == {
-        ("player", "traditional", Decimal("10.00")),
-        ("banker", "traditional", Decimal("10.00")),
-        ("banker", "traditional", Decimal("5.00")),
-        ("banker", "no_commission", Decimal("10.00")),
-    }
+    assert not BetOutcome.objects.exists()  # placement writes none
     before = bet_row_versions(betting_round.pk)
     deal(betting_round, BANKER_SIX)
 
     assert settlement.round_settle(round_id=betting_round.pk) == 5
 
     assert bet_row_versions(betting_round.pk) == before  # not one bet row rewritten
-    outcomes = {
-        (s.type, s.mode, s.amount): (s.status, s.payout) for s in RoundStake.objects.filter(round=betting_round)
-    }
+    outcomes = {(o.type, o.mode): (o.status, o.odds) for o in BetOutcome.objects.filter(round=betting_round)}
     assert outcomes == {
-        ("player", "traditional", Decimal("10.00")): ("lost", Decimal("0.00")),
-        ("banker", "traditional", Decimal("10.00")): ("won", Decimal("19.50")),
-        ("banker", "traditional", Decimal("5.00")): ("won", Decimal("9.75")),
-        ("banker", "no_commission", Decimal("10.00")): ("won", Decimal("15.00")),
+        ("player", "traditional"): ("lost", Decimal(0)),
+        ("banker", "traditional"): ("won", Decimal("0.95")),
+        ("banker", "no_commission"): ("won", Decimal("0.5")),
     }
+    assert sorted((b.type, b.mode, b.amount, b.status, b.payout) for b in Bet.objects.all()) == sorted(
+        [
+            ("player", "traditional", Decimal("10.00"), "lost", Decimal("0.00")),
+            ("player", "traditional", Decimal("10.00"), "lost", Decimal("0.00")),
+            ("banker", "traditional", Decimal("10.00"), "won", Decimal("19.50")),
+            ("banker", "traditional", Decimal("5.00"), "won", Decimal("9.75")),
+            ("banker", "no_commission", Decimal("10.00"), "won", Decimal("15.00")),
+        ]
+    )
     assert (balance_of(alice), balance_of(bob), balance_of(carol)) == (
         Decimal("99.50"),
         Decimal("94.75"),
         Decimal("105.00"),
     )
+    round_ = Round.objects.get(pk=betting_round.pk)
+    assert round_.settlement_transaction_id == LedgerTransaction.objects.get(kind="payout").pk
+    assert all(b.settled_at == round_.settled_at for b in Bet.objects.select_related("round"))
     assert casino_reconciliation().ok
 
 
-def test_a_bet_whose_stake_is_not_open_refuses_the_whole_settlement(player, betting_round, place, deal, sent):
+def immediately() -> None:
+    """Run the deferred checks now, as the commit would."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+def test_the_database_refuses_a_finished_round_with_a_bet_that_has_no_outcome(player, betting_round, place):
+    from django.db import IntegrityError, transaction
+
+    place(player("alice", "100.00"), betting_round, ("player", "10.00"), ("tie", "1.00"))
+    BetOutcome.objects.create(round=betting_round, type="player", mode="traditional", status="refunded")
+
+    def cancel() -> None:
+        with transaction.atomic():
+            Round.objects.filter(pk=betting_round.pk).update(state="cancelled")
+            immediately()
+
+    with pytest.raises(IntegrityError, match="tie traditional bets have no outcome"):
+        cancel()
+    BetOutcome.objects.create(round=betting_round, type="tie", mode="traditional", status="refunded")
+    cancel()
+    assert Round.objects.get(pk=betting_round.pk).state == "cancelled"
+
+
+@pytest.mark.parametrize("change", ["update", "delete"])
+def test_an_outcome_once_written_is_never_changed(settled_round, change):
+    from django.db import IntegrityError, transaction
+
+    outcomes = BetOutcome.objects.filter(round=settled_round, type="banker")
+
+    def write() -> None:
+        with transaction.atomic():
+            if change == "update":
+                outcomes.update(status="won", odds=Decimal(100))
+            else:
+                outcomes.delete()
+
+    with pytest.raises(IntegrityError, match="an outcome is written once"):
+        write()
+    assert outcomes.get().status == "lost"
+
+
+def test_an_outcome_written_early_refuses_the_whole_settlement(player, betting_round, place, deal, sent):
     alice, bob = player("alice", "100.00"), player("bob", "100.00")
     place(alice, betting_round, ("player", "10.00"))
     place(bob, betting_round, ("banker", "10.00"))
-    # A stake already carrying an outcome (nothing writes one early; a bug or a hand in the database could):
-    # its bets would be paid what it says without being priced.
-    RoundStake.objects.filter(round=betting_round, type="banker").update(
-        status="won", payout=Decimal("500.00"), settled_at=timezone.now()
-    )
+    # An outcome already there (nothing writes one early; a bug or a hand in the database could): its bets
+    # would be paid what it says without being priced. The round's outcomes are written in one INSERT.
+    BetOutcome.objects.create(round=betting_round, type="banker", mode="traditional", status="won", odds=50)
     deal(betting_round, PLAYER_NATURAL)
 
-    with pytest.raises(RuntimeError, match="1 bets on stakes that were not open"):
+    from django.db import IntegrityError
+
+    with pytest.raises(IntegrityError, match="bet_outcome_unique"):
         settlement.round_settle(round_id=betting_round.pk)
 
     assert Round.objects.get(pk=betting_round.pk).state == "result"  # rolled back: nothing paid
-    assert RoundStake.objects.get(round=betting_round, type="player").status == "open"
     assert (balance_of(alice), balance_of(bob)) == (Decimal("90.00"), Decimal("90.00"))
     assert not LedgerTransaction.objects.filter(kind="payout").exists()
     assert sent == []
 
 
 @pytest.mark.parametrize("step", ["settle", "refund"])
-def test_a_stake_no_bet_points_at_is_settled_and_pays_nobody(player, betting_round, place, deal, sent, step):
-    # Placement makes a stake row in the same transaction as its first bet, so none is left without bets; one
-    # put there by hand must still not break the round. It wins here (or is refunded) while the only real bet
-    # loses, so nobody is paid, there is no ledger transaction, and the stake must not name one (its foreign key
-    # is checked at commit).
-    from django.db import connection
-
+def test_a_round_where_nobody_is_paid_names_no_transaction(player, betting_round, place, deal, sent, step):
     alice = player("alice", "100.00")
     place(alice, betting_round, ("player", "10.00"))
-    RoundStake.objects.create(round=betting_round, type="banker", mode="traditional", amount=Decimal("5.00"))
     deal(betting_round, BANKER_SIX)
 
     if step == "settle":
         assert settlement.round_settle(round_id=betting_round.pk) == 1
     else:
         assert settlement.round_refund(round_id=betting_round.pk, reason="fault") == 1
-    with connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred checks, as the commit would run them
+    immediately()
 
-    orphan = RoundStake.objects.get(round=betting_round, type="banker")
-    assert (orphan.status, orphan.payout) == (
-        ("won", Decimal("9.75")) if step == "settle" else ("refunded", Decimal("5.00"))
-    )
+    round_ = Round.objects.get(pk=betting_round.pk)
     if step == "settle":
-        assert orphan.settlement_transaction_id is None
+        assert round_.settlement_transaction_id is None
         assert balance_of(alice) == Decimal("90.00")
         assert not LedgerTransaction.objects.filter(kind="payout").exists()
     else:
-        refund = LedgerTransaction.objects.get(kind="refund")
-        assert orphan.settlement_transaction_id == refund.pk  # the round's transaction exists: alice was refunded
+        assert round_.settlement_transaction_id == LedgerTransaction.objects.get(kind="refund").pk
         assert balance_of(alice) == Decimal("100.00")
     assert casino_reconciliation().ok
 
@@ -386,23 +426,43 @@ def settled_round(player, betting_round, place, deal, sent):
     return betting_round
 
 
-def test_reconcile_finds_a_bet_that_differs_from_its_stake(settled_round):
-    bet = Bet.objects.filter(round=settled_round, type="banker").get()
-    Bet.objects.filter(pk=bet.pk).update(type="tie")
-    assert problems_of("bet differs from its round stake") == [
-        f"bet differs from its round stake: bet {bet.pk}: tie traditional 10.00 on round {settled_round.pk},"
-        f" its stake {bet.round_stake_id}: banker traditional 10.00 on round {settled_round.pk}"
+def test_reconcile_finds_bets_left_open_in_a_finished_round(player, betting_round, place):
+    place(player("alice", "100.00"), betting_round, ("player", "10.00"), ("tie", "1.00"))
+    from django.db import transaction
+
+    class Undo(Exception):
+        pass
+
+    found: list[str] = []
+
+    def look() -> None:
+        with transaction.atomic():  # the trigger would refuse it at commit: rolled back
+            Round.objects.filter(pk=betting_round.pk).update(state="settled")
+            found.extend(problems_of("bet left open in a finished round"))
+            raise Undo
+
+    with pytest.raises(Undo):
+        look()
+    assert len(found) == 2
+
+
+def test_reconcile_finds_an_outcome_that_does_not_fit_its_round(player, betting_round, place):
+    place(player("alice", "100.00"), betting_round, ("player", "10.00"))
+    BetOutcome.objects.create(round=betting_round, type="player", mode="traditional", status="won", odds=1)
+    assert problems_of("outcome that does not fit its round") == [
+        f"outcome that does not fit its round: outcome {BetOutcome.objects.get().pk} (player traditional won)"
+        f" on betting round {betting_round.pk}"
     ]
 
 
-def test_reconcile_finds_bets_left_open_in_a_finished_round(player, betting_round, place):
-    place(player("alice", "100.00"), betting_round, ("player", "10.00"), ("tie", "1.00"))
-    Round.objects.filter(pk=betting_round.pk).update(state="settled")
-    assert len(problems_of("bet left open in a finished round")) == 2
-
-
 def test_reconcile_finds_payouts_the_ledger_did_not_credit(settled_round):
-    RoundStake.objects.filter(round=settled_round, type="player").update(payout=Decimal("25.00"))
+    # The bets' return comes from their outcome; a ledger that credited less than it says is found.
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")  # a hand past the triggers
+        BetOutcome.objects.filter(round=settled_round, type="player").update(odds=Decimal("1.5"))
+        cursor.execute("SET LOCAL session_replication_role = origin")
     found = problems_of("settled bets' payouts differ from what the ledger credited for their round")
     assert sorted(found) == sorted(
         f"settled bets' payouts differ from what the ledger credited for their round: round {settled_round.pk},"
@@ -411,7 +471,7 @@ def test_reconcile_finds_payouts_the_ledger_did_not_credit(settled_round):
     )
 
 
-def test_reconcile_finds_a_stake_that_names_another_transaction(settled_round):
+def test_reconcile_finds_a_round_that_names_another_transaction(settled_round):
     deposit = LedgerTransaction.objects.filter(kind="deposit").first()
-    RoundStake.objects.filter(round=settled_round, type="player").update(settlement_transaction=deposit)
-    assert len(problems_of("stake's settlement transaction is not its round's")) == 1
+    Round.objects.filter(pk=settled_round.pk).update(settlement_transaction=deposit)
+    assert len(problems_of("round's settlement transaction is not its own")) == 1

@@ -38,7 +38,7 @@ def test_a_variant_edited_mid_round_pays_the_rounds_original_odds():
     settled = drive_to_state(table, clock, "settled")
     odds = {"banker": Decimal("0.95"), "player": Decimal(1), "tie": Decimal(8)}
     # Banker, Player and Tie on one round: exactly one of them wins, so the odds below are always checked.
-    assert list(Bet.objects.filter(round=settled).values_list("round_stake__status", flat=True)).count("won") == 1
+    assert list(Bet.objects.filter(round=settled).values_list("outcome__status", flat=True)).count("won") == 1
     for bet in Bet.objects.filter(round=settled):
         if bet.status == "won":
             assert bet.payout == bet.amount + bet.amount * odds[bet.type], bet.type

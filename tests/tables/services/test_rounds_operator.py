@@ -54,7 +54,7 @@ def test_an_operator_pause_during_betting_cancels_the_round_and_refunds_every_st
     assert round_.reason == "Dealer change"
     assert balance_of(alice) == Decimal("100.00")
     assert balance_of(bob) == Decimal("100.00")
-    assert set(round_.bets.values_list("round_stake__status", flat=True)) == {"refunded"}
+    assert set(round_.bets.values_list("outcome__status", flat=True)) == {"refunded"}
     table.refresh_from_db()
     assert (table.status, table.status_reason, table.next_action_at) == ("paused", "Dealer change", None)
 
