@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db.models import Count, Sum
 
@@ -16,6 +16,9 @@ from baccarat_site import money
 from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
 from tables.models import Bet, Round, Shoe, Table, shoe_decks_sql
+
+if TYPE_CHECKING:
+    from tables.engine.payouts import Outcome
 
 RESULT_STATES = ("result", "settled")
 
@@ -230,7 +233,7 @@ def round_paytable(round_: Round) -> dict[str, Any]:
     }
 
 
-def round_outcomes(round_: Round, result: Any = None) -> dict[str, dict[str, str]] | None:
+def round_outcomes(round_: Round, result: Any = None) -> dict[str, dict[str, Outcome]] | None:
     """What each spot did in a round with a result, by the round's own paytable (its terms), as ``round.result``
     and the snapshot carry it: ``{type: {"traditional": "won" | "lost" | "push", "no_commission": …}}`` (the
     engine's ``outcome_marks``, built on the settlement rules). None before the result, or for a round without one.
