@@ -449,7 +449,7 @@ def kind_of(response: Any) -> str:
 def browser_measures(base: str, table_id: int, bet_types: list[str], results: list[Any], args: Any) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from tables.engine import roads
+    from tables.engine import facts_of, outcome_marks, roads
     from tables.selectors.tables import cards_with_totals
 
     last = results[-1]
@@ -465,6 +465,7 @@ def browser_measures(base: str, table_id: int, bet_types: list[str], results: li
         "banker_total": last.banker_total,
         "winner": last.winner,
         "flags": last.flags(),
+        "outcomes": outcome_marks(facts_of(last)),
         "is_last_of_shoe": True,
         "roads": roads([r.flags() for r in results]),
     }

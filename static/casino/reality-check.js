@@ -4,7 +4,7 @@
  * "Leave" (signs out). The server's `data-now` corrects this browser's clock.
  *
  * While it is open, betting is held: `<html data-betting-hold>` is set and a `casino:betting-hold` event tells
- * the table clients (static/casino/table/client.js, canBet) to redraw their controls, disabled, until the player
+ * the table clients (static/casino/table/betslip.js, canBet) to redraw their controls, disabled, until the player
  * answers. */
 (function () {
   "use strict";

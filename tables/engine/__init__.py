@@ -10,7 +10,18 @@ from .display import chip_denominations, odds_label, payout_label, payout_labels
 from .fair import ALGORITHM, commitment, new_server_seed, shuffled_cards, verify_dealt, verify_shoe
 from .limits import DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
 from .odds import bet_distributions, expected_returns, house_edges, outcome_probabilities
-from .payouts import DEFAULT_PAYTABLE, Facts, Paytable, bet_outcome, bet_return, settle, settle_outcome
+from .payouts import (
+    DEFAULT_PAYTABLE,
+    Facts,
+    Paytable,
+    bet_outcome,
+    bet_return,
+    facts_of,
+    outcome_marks,
+    round_outcomes,
+    settle,
+    settle_outcome,
+)
 from .roads import roads
 from .shoe import DEFAULT_CUT_RANGE, ShoeExhausted, ShoeState, burn_count_for, new_shoe
 from .simulation import SIM_BETS, bet_stats, settlement_table, simulate
@@ -48,17 +59,20 @@ __all__ = [
     "commitment",
     "deal_round",
     "expected_returns",
+    "facts_of",
     "hand_total",
     "house_edges",
     "new_server_seed",
     "new_shoe",
     "odds_label",
+    "outcome_marks",
     "outcome_probabilities",
     "parse_cards",
     "payout_label",
     "payout_labels",
     "player_draws",
     "roads",
+    "round_outcomes",
     "settle",
     "settle_outcome",
     "settlement_table",

@@ -13,7 +13,7 @@ from typing import Any, Literal, NamedTuple
 
 from baccarat_site.money import ZERO, cents_down, to_amount
 
-from .bets import check_bet_type, check_mode
+from .bets import BET_TYPES, MODES, check_bet_type, check_mode
 from .tableau import RoundResult, Winner
 
 Outcome = Literal["won", "lost", "push"]
@@ -219,6 +219,23 @@ def bet_return(amount: Decimal, status: str, odds: Decimal) -> Decimal:
     if status == "lost":
         return ZERO
     raise ValueError(f"no return for a bet that is {status!r}")
+
+
+def round_outcomes(
+    facts: Facts, paytable: Paytable = DEFAULT_PAYTABLE
+) -> dict[str, dict[str, tuple[Outcome, Decimal]]]:
+    """Every bet type in every mode on one round: ``{type: {mode: (outcome, odds)}}``, from ``bet_outcome`` (so
+    what a page marks as won, pushed or lost is what settlement pays). The table page marks its spots from it."""
+    return {bet_type: {mode: bet_outcome(bet_type, facts, mode, paytable) for mode in MODES} for bet_type in BET_TYPES}
+
+
+def outcome_marks(facts: Facts, paytable: Paytable = DEFAULT_PAYTABLE) -> dict[str, dict[str, Outcome]]:
+    """``round_outcomes`` without the odds, as the ``outcomes`` of ``round.result`` and the snapshot carry it:
+    ``{type: {"traditional": "won" | "lost" | "push", "no_commission": …}}``."""
+    return {
+        bet_type: {mode: outcome for mode, (outcome, _odds) in by_mode.items()}
+        for bet_type, by_mode in round_outcomes(facts, paytable).items()
+    }
 
 
 def settle_facts(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db.models import Count, Sum
 
@@ -16,6 +16,9 @@ from baccarat_site import money
 from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
 from tables.models import Bet, Round, Shoe, Table, shoe_decks_sql
+
+if TYPE_CHECKING:
+    from tables.engine.payouts import Outcome
 
 RESULT_STATES = ("result", "settled")
 
@@ -230,6 +233,19 @@ def round_paytable(round_: Round) -> dict[str, Any]:
     }
 
 
+def round_outcomes(round_: Round, result: Any = None) -> dict[str, dict[str, Outcome]] | None:
+    """What each spot did in a round with a result, by the round's own paytable (its terms), as ``round.result``
+    and the snapshot carry it: ``{type: {"traditional": "won" | "lost" | "push", "no_commission": …}}`` (the
+    engine's ``outcome_marks``, built on the settlement rules). None before the result, or for a round without one.
+    ``result``: the engine's RoundResult when the caller has it (else rebuilt from the stored cards)."""
+    from tables.engine import Paytable, facts_of, outcome_marks
+
+    if result is None and not round_.winner:
+        return None
+    raw = (round_.terms or {}).get("paytable") or round_.table.variant.paytable_dict()
+    return outcome_marks(facts_of(result if result is not None else round_result_of(round_)), Paytable.from_dict(raw))
+
+
 #: Why a round was cancelled or paused, as players are told it (``cause``): a code, never the operator's words.
 #: ``operator``: an operator cancelled the round; ``paused``: an operator paused the table; ``fault``: a fault
 #: stopped the table.
@@ -279,6 +295,7 @@ def round_detail(round_: Round) -> dict[str, Any]:
         "banker_total": round_.banker_total,
         "winner": round_.winner or None,
         "flags": round_.flags,
+        "outcomes": round_outcomes(round_),
         "is_last_of_shoe": round_.is_last_of_shoe,
         "paused_from": round_.paused_from or None,
         "reason": round_public_reason(round_),

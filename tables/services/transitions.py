@@ -56,6 +56,7 @@ from tables.selectors.tables import (
     previous_shoe_info,
     round_bet_types,
     round_limits,
+    round_outcomes,
     round_paytable,
     shoe_roads,
 )
@@ -349,6 +350,9 @@ def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
             "banker_total": result.banker_total,
             "winner": result.winner,
             "flags": result.flags(),
+            # Which spots won, pushed or lost, in each mode, by the round's own paytable (the page marks its spots
+            # from it; the rules live in the engine, never in the page).
+            "outcomes": round_outcomes(round_, result),
             "is_last_of_shoe": round_.is_last_of_shoe,
             "roads": shoe_roads(round_.shoe_id),
             "result_at": iso(now),

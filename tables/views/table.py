@@ -44,7 +44,6 @@ def table_board(table: Table) -> dict[str, Any]:
         "table_id": table.pk,
         "spots": spots,
         "chips": chip_denominations(limits.per_type),
-        "bonus_margins": [margin for margin, _odds in paytable.bonus_margins],
         "pb_difference_limit": None if limits.pb_difference is None else str(limits.pb_difference),
     }
 

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tables.models import Bet, Round
+from tables.selectors.tables import round_outcomes
 from tests.browser.helpers import PASSWORD, log_in
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
@@ -247,6 +248,10 @@ def test_a_player_bets_watches_the_cards_is_settled_and_finds_the_bet_in_the_rec
     assert shown["outcomes"]["tie"] == ("won" if winner == "tie" else "lost")
     assert shown["outcomes"]["banker_pair"] == ("won" if flags["banker_pair"] else "lost")
     assert "won" in shown["outcomes"].values()
+    # The spots are marked from the server's `outcomes` (the engine's rules, the round's paytable), in the mode the
+    # player is in (Traditional here): the page holds no rules of its own.
+    marks = round_outcomes(Round.objects.select_related("table__variant").get(pk=round_id))
+    assert shown["outcomes"] == {t: marks[t]["traditional"] for t in shown["outcomes"]}
     assert shown["winningHands"] == {"player": ["player"], "banker": ["banker"], "tie": ["player", "banker"]}[winner]
 
     # The server paid by the rules (1:1, push on a tie; pair 11:1) and the page shows what it paid.

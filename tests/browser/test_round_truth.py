@@ -276,3 +276,43 @@ def test_a_confirm_whose_answer_is_lost_and_is_retried_places_the_bets_once(casi
     assert len(keys) == 3
     assert keys[2] != keys[0]
     assert wallet_balance(user=player)["balance"] == START - Decimal("20.00")
+
+
+def test_the_spots_are_marked_as_the_servers_outcomes_say_in_the_players_mode(casino_url, page, player):
+    """The page marks each spot won, pushed or lost from the ``outcomes`` of ``round.result`` (docs/api.md), in the
+    betting mode the player is in, and never from rules of its own: a result frame whose outcomes no rule would
+    give (a Tie won while Banker wins, a Banker bet that pushes without commission) is shown as it says."""
+    log_in(page, casino_url, "dora")
+    table = table_of("Outcomes table", betting_seconds=60)
+    open_table(page, casino_url, table)
+    round_id = wait_for_betting(page, min_left=20)
+    frame = {
+        "type": "round.result",
+        "table_id": table.pk,
+        "round_id": round_id,
+        "cards": [],
+        "player_total": 4,
+        "banker_total": 6,
+        "winner": "banker",
+        # Player 4 on three cards, Banker 6 on two (the frame's facts; its outcomes are what the test says).
+        "flags": engine.RoundResult.from_cards(engine.parse_cards("KS 5D 9H"), engine.parse_cards("4H 2C")).flags(),
+        "outcomes": {
+            "banker": {"traditional": "won", "no_commission": "push"},
+            "tie": {"traditional": "won", "no_commission": "won"},
+            "player": {"traditional": "lost", "no_commission": "lost"},
+        },
+        "roads": engine.roads([]),
+    }
+    page.evaluate("(frame) => window.casinoTable.handle(frame)", frame)
+    spot = lambda bet_type: page.locator(f"button.spot[data-type={bet_type}]")  # noqa: E731
+    expect(page.locator("#result")).to_have_attribute("data-winner", "banker")
+    expect(spot("banker")).to_have_attribute("data-outcome", "won")
+    expect(spot("tie")).to_have_attribute("data-outcome", "won")
+    expect(spot("player")).to_have_attribute("data-outcome", "lost")
+    # A spot the frame says nothing of is left unmarked (the page does not fill it in).
+    assert spot("banker_pair").get_attribute("data-outcome") is None
+    page.check("input[name=mode][value=no_commission]")
+    expect(spot("banker")).to_have_attribute("data-outcome", "push")
+    expect(spot("tie")).to_have_attribute("data-outcome", "won")
+    page.check("input[name=mode][value=traditional]")
+    expect(spot("banker")).to_have_attribute("data-outcome", "won")

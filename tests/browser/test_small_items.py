@@ -5,6 +5,7 @@ no font for; every translated rules page says the English version prevails."""
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from decimal import Decimal
@@ -97,6 +98,55 @@ def test_my_bets_names_the_mode_of_a_banker_bet(casino_url, browser, casino_laye
             assert translated(lang, "No commission") not in player.inner_text()
             assert translated(lang, "Traditional") not in player.inner_text()
             page.screenshot(path=f"/tmp/quiet-my-bets-{lang}.png")
+        finally:
+            context.close()
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.PAUSED)
+
+
+# ── the table client: a missing required element fails loudly ─────────────────
+
+
+def without_element(name: str):
+    """A route handler serving the page with the element ``id=name`` renamed away (a handler of one parameter:
+    Playwright passes the request too to one that takes two)."""
+
+    def handle(route) -> None:
+        response = route.fetch()
+        html = re.sub(rf"""\bid=["']?{name}["']?(?=[\s>])""", "data-removed", response.text(), count=1)
+        assert "data-removed" in html
+        route.fulfill(response=response, body=html)
+
+    return handle
+
+
+def test_a_table_page_without_a_required_element_fails_at_once_naming_it(casino_url, browser):
+    """The table client (static/casino/table/elements.js) lists the elements a page may leave out; any other one
+    missing stops it at start-up with an error naming it (never a silent stand-in). The page as served starts
+    with no error at all."""
+    table = make_table("Elements table", make_variant("Elements deck"), betting_seconds=30, deal_interval_ms=100)
+    url = f"{casino_url}/tables/{table.pk}/"
+    for removed in (None, "phase"):
+        context, page = in_language(browser, casino_url, "en")
+        errors: list[str] = []
+        page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
+        page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+        if removed:
+            page.route(url, without_element(removed))
+        try:
+            page.goto(url)
+            if removed is None:
+                expect(page.locator("#table")).to_have_attribute("data-connected", "1", timeout=15_000)
+                expect(page.locator("#phase")).not_to_have_text("Connecting…")
+                assert errors == []
+            else:
+                deadline = time.monotonic() + 10
+                while not errors and time.monotonic() < deadline:
+                    page.wait_for_timeout(100)
+                assert errors, "no error"
+                assert "#phase" in errors[0], errors
+                assert "required" in errors[0]
+                # Nothing half-started: no socket was opened, the page says it is still connecting.
+                assert page.get_attribute("#table", "data-connected") == "0"
         finally:
             context.close()
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PAUSED)

@@ -151,6 +151,7 @@ export class Board {
     this.available = new Set();
     this.open = false;
     this.mode = "traditional";
+    this.outcomes = null; // what each spot did in the round shown: the server's {type: {traditional, no_commission}}
     this.nameSpots();
   }
 
@@ -383,10 +384,9 @@ export class Board {
   }
 
   /** The round's own paytable (round.opened, snapshot): `pays` is `{type: {traditional, no_commission}}`, the
-   * labels the server wrote from the odds this round pays (tables.engine.payout_labels); `bonusMargins` the
-   * margins a Bonus bet pays for. A page open across an operator's change thus never shows the old odds. */
-  setPays(pays, bonusMargins) {
-    if (bonusMargins) this.config.bonus_margins = bonusMargins;
+   * labels the server wrote from the odds this round pays (tables.engine.payout_labels). A page open across an
+   * operator's change thus never shows the old odds. */
+  setPays(pays) {
     if (!pays) return;
     for (const spot of this.config.spots) if (pays[spot.type]) spot.pays = pays[spot.type];
     this.setMode(this.mode);
@@ -399,6 +399,7 @@ export class Board {
       if (el) setText(el, spot.pays[mode]);
     }
     this.nameSpots();
+    if (this.outcomes) this.setOutcomes(this.outcomes);
   }
 
   /* ── drawing ───────────────────────────────────────────────────────── */
@@ -455,46 +456,20 @@ export class Board {
     this.nameSpots();
   }
 
+  /** What each spot did in the round shown, as the server says it (`outcomes` of round.result and the snapshot:
+   * `{type: {traditional, no_commission}}` → "won" | "lost" | "push", written by the engine's settlement rules),
+   * marked in the betting mode the player is in (setMode marks them again). The page has no rules of its own. */
   setOutcomes(outcomes) {
+    this.outcomes = outcomes || null;
     for (const [type, button] of Object.entries(this.buttons)) {
-      if (outcomes[type]) {
-        if (button.dataset.outcome !== outcomes[type]) button.dataset.outcome = outcomes[type];
+      const outcome = this.outcomes && this.outcomes[type] ? this.outcomes[type][this.mode] : undefined;
+      if (outcome) {
+        if (button.dataset.outcome !== outcome) button.dataset.outcome = outcome;
       } else if (button.dataset.outcome !== undefined) delete button.dataset.outcome;
     }
   }
 
   clearOutcomes() {
-    this.setOutcomes({});
+    this.setOutcomes(null);
   }
-}
-
-/** Which spots a finished round makes win, push or lose (the engine's settlement rules, tables/engine/payouts.py).
- * ``bonusMargins``: the non-natural winning margins the paytable pays a Bonus bet for. */
-export function outcomes(result, bonusMargins) {
-  const f = result.flags;
-  const winner = result.winner;
-  const margin = Math.abs(result.player_total - result.banker_total);
-  const anyNatural = f.player_natural || f.banker_natural;
-  const out = {};
-  out.player = winner === "player" ? "won" : winner === "tie" ? "push" : "lost";
-  out.banker = winner === "banker" ? "won" : winner === "tie" ? "push" : "lost";
-  out.tie = winner === "tie" ? "won" : "lost";
-  out.player_pair = f.player_pair ? "won" : "lost";
-  out.banker_pair = f.banker_pair ? "won" : "lost";
-  out.any_pair = f.player_pair || f.banker_pair ? "won" : "lost";
-  out.perfect_pair = f.player_perfect_pair || f.banker_perfect_pair ? "won" : "lost";
-  out.player_natural = f.player_natural ? "won" : "lost";
-  out.banker_natural = f.banker_natural ? "won" : "lost";
-  for (const side of ["player", "banker"]) {
-    let o = "lost";
-    if (winner === "tie") o = anyNatural ? "push" : "lost";
-    else if (winner === side && (f[side + "_natural"] || bonusMargins.includes(margin))) o = "won";
-    out[side + "_bonus"] = o;
-  }
-  const six = winner === "banker" && result.banker_total === 6;
-  const bankerCards = f.banker_cards;
-  out.lucky_six = six ? "won" : "lost";
-  out.lucky_six_2 = six && bankerCards === 2 ? "won" : "lost";
-  out.lucky_six_3 = six && bankerCards === 3 ? "won" : "lost";
-  return out;
 }

@@ -131,3 +131,54 @@ def test_a_fault_before_dealing_cancels_with_the_fault_as_cause(frames):
     assert of(frames, "round.cancelled")[-1]["cause"] == "fault"
     assert table_snapshot(table.pk)["round"]["cause"] == "fault"
     assert table_snapshot(table.pk)["round"]["id"] == round_.pk
+
+
+def test_round_result_and_the_snapshot_say_what_each_spot_did_by_the_rounds_own_paytable(frames):
+    """``outcomes``: every bet type in both modes, from the engine (``outcome_marks``) and the round's own paytable,
+    never the variant's of now; the player's settled bets agree with it, and a round without a result has none."""
+    from tables.engine import BET_TYPES, DEFAULT_PAYTABLE, MODES, facts_of, outcome_marks
+    from tables.selectors.tables import round_result_of
+
+    table = fast_table()
+    alice = make_player("alice", "10000.00")
+    clock = Clock()
+    margin_round_seen = False
+    for _ in range(40):
+        round_ = drive_to_state(table, clock, "betting")
+        assert table_snapshot(table.pk)["round"]["outcomes"] is None
+        place(
+            alice, round_.pk, ("player", "10.00"), ("tie", "1.00"), ("player_bonus", "1.00"), ("banker_bonus", "1.00")
+        )
+        place(alice, round_.pk, ("banker", "10.00"), mode="no_commission")
+        # This round's own terms pay no Bonus margin (the variant, and every other round, pay 4 to 9).
+        terms = round_.terms
+        terms["paytable"]["bonus_margins"] = {}
+        Round.objects.filter(pk=round_.pk).update(terms=terms)
+        round_ = drive_to_state(table, clock, "result")
+        result = of(frames, "round.result")[-1]
+        assert result["round_id"] == round_.pk
+        facts = facts_of(round_result_of(round_))
+        expected = outcome_marks(facts, Paytable.from_dict(terms["paytable"]))
+        assert result["outcomes"] == expected
+        assert set(result["outcomes"]) == set(BET_TYPES)
+        assert all(set(by_mode) == set(MODES) for by_mode in result["outcomes"].values())
+        assert table_snapshot(table.pk)["round"]["outcomes"] == expected
+
+        drive_to_state(table, clock, "settled")
+        snap = table_snapshot(table.pk, alice)
+        assert snap["round"]["outcomes"] == expected
+        for bet in snap["my_bets"]:
+            assert bet["status"] == expected[bet["type"]][bet["mode"]], bet
+        # A non-natural win by 4 or more: the variant's paytable would pay the Bonus bet, the round's does not.
+        default = outcome_marks(facts, DEFAULT_PAYTABLE)
+        side = f"{facts.winner}_bonus"
+        if (
+            facts.winner != "tie"
+            and default[side]["traditional"] == "won"
+            and not (facts.player_natural or facts.banker_natural)
+        ):
+            assert expected[side] == {"traditional": "lost", "no_commission": "lost"}
+            margin_round_seen = True
+            break
+        ticker.table_step(table_id=table.pk, now=clock.now)
+    assert margin_round_seen
