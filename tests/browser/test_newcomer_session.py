@@ -24,7 +24,7 @@ from tables.engine import Paytable, payout_labels
 from tables.models import Bet, Round
 from tables.selectors.bets import casino_reconciliation
 from tables.services import controls
-from tests.browser.helpers import PASSWORD, in_own_thread, log_in
+from tests.browser.helpers import PASSWORD, in_own_thread, log_in, wait_for_betting
 from tests.browser.test_table_layout import BANNERS, CARDS, overlap
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
@@ -46,20 +46,6 @@ STATE = r"""() => {
   return {state: t.dataset.roundState, connected: t.dataset.connected, roundId: Number(t.dataset.roundId || 0),
           left: parseInt(document.getElementById("countdown").textContent, 10) || 0};
 }"""
-
-
-def wait_for_betting(page, *, after: int, min_left: int = 3, timeout: float = 60_000) -> int:
-    page.wait_for_function(
-        """([after, min]) => {
-          const t = document.getElementById("table");
-          return t.dataset.roundState === "betting" && t.dataset.connected === "1"
-            && Number(t.dataset.roundId) > after
-            && parseInt(document.getElementById("countdown").textContent, 10) >= min;
-        }""",
-        arg=[after, min_left],
-        timeout=timeout,
-    )
-    return int(page.get_attribute("#table", "data-round-id"))
 
 
 def banner_problems(page, what: str) -> list[str]:
@@ -139,7 +125,7 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
             variant.pays_tie = Decimal(9)
             variant.save()
         what = f"{width}x{height} round {i + 1} ({lang})"
-        round_id = wait_for_betting(page, after=last)
+        round_id = wait_for_betting(page, after=last, timeout=60_000)
         problems += label_problems(page, round_id, what)
 
         # one chip on Player or Banker, confirmed
@@ -168,7 +154,7 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
         if i == CANCEL_AT:  # the operator cancels the round: refunded, and the notice lasts into the next round
             in_own_thread(controls.round_cancel, round_id=round_id, reason="newcomer walkthrough")
             page.wait_for_function("document.getElementById('notice').textContent.trim() !== ''")
-            next_round = wait_for_betting(page, after=round_id, min_left=0)
+            next_round = wait_for_betting(page, after=round_id, min_left=0, timeout=60_000)
             assert page.text_content("#notice").strip(), f"{what}: the cancel notice is gone by the next round"
             problems += banner_problems(page, f"{what}, cancelled")
             last = round_id

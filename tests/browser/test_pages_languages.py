@@ -15,7 +15,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in
+from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in, wait_until
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
@@ -77,9 +77,12 @@ def settled_bet(table, user) -> int:
             except Exception:  # the window closed between the read and the bet: try the next one
                 pass
         time.sleep(0.1)
-    while Bet.objects.filter(round_id=round_id, round_stake__status=Bet.Status.OPEN).exists():
-        assert time.monotonic() < deadline, "the bet was never settled"
-        time.sleep(0.2)
+    wait_until(
+        lambda: not Bet.objects.filter(round_id=round_id, round_stake__status=Bet.Status.OPEN).exists(),
+        timeout=max(deadline - time.monotonic(), 0),
+        interval=0.2,
+        message="the bet to be settled",
+    )
     return round_id
 
 

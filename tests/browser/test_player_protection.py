@@ -20,9 +20,9 @@ from playwright.sync_api import expect
 from baccarat_site.accounts.limits import play_limits_set
 from baccarat_site.accounts.models import Restriction, SignIn
 from tables.models import Round
-from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in
+from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in, wait_for_betting
 from tests.browser.test_pages_languages import ALLOWED, LANGUAGES, NATIVE_DIGITS, VISIBLE_TEXTS
-from tests.browser.test_player import open_table, wait_for_betting
+from tests.browser.test_player import open_table
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
