@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.clock import FakeClock
+
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
@@ -19,6 +21,13 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     from django.conf import settings
 
     settings.DATABASES["default"]["TEST"]["NAME"] = f"test_baccarat_{os.getpid()}"
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The fake clock (tests/clock.py): ``clock.move(hours=…)`` makes every ``timezone.now()`` from then on that
+    much later; ``with clock.frozen_at(moment):`` holds it at one moment."""
+    return FakeClock(monkeypatch)
 
 
 @pytest.fixture

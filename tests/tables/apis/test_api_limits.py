@@ -19,25 +19,6 @@ from wallets.models import Wallet
 LIMITS = "/api/account/limits/"
 
 
-@pytest.fixture
-def clock(monkeypatch):
-    """``clock.move(hours=…)``: every ``timezone.now()`` from then on is that much later than the real now."""
-    real_now = timezone.now
-
-    class Clock:
-        offset = timedelta()
-
-        def move(self, **delta: float) -> None:
-            self.offset += timedelta(**delta)
-
-        def now(self) -> datetime:
-            return real_now() + self.offset
-
-    fake = Clock()
-    monkeypatch.setattr(timezone, "now", fake.now)
-    return fake
-
-
 def put(client, body):
     return client.put(LIMITS, data=body, format="json")
 
