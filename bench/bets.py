@@ -52,28 +52,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.results import record  # noqa: E402
-from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
+from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
 BENCH_DB = "baccarat_bench"
 LOOPBACK = "127.0.0.1"
 
 
 # ── servers and database ────────────────────────────────────────────────────
-
-
-def django_setup(bench_url: str, redis_url: str) -> None:
-    os.environ["DATABASE_URL"] = bench_url
-    os.environ["REDIS_URL"] = redis_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
-    os.environ["CHANNELS_PREFIX"] = f"bench{os.getpid()}"
-    os.environ["CACHE_KEY_PREFIX"] = f"bench{os.getpid()}"
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -760,7 +745,9 @@ def main() -> int:
     bench_url = recreate_database(db_url, BENCH_DB)
     procs: list[subprocess.Popen] = []
     try:
-        django_setup(bench_url, redis_url)
+        django_setup(
+            bench_url, redis_url, CHANNELS_PREFIX=f"bench{os.getpid()}", CACHE_KEY_PREFIX=f"bench{os.getpid()}"
+        )
         from tables.selectors.bets import casino_reconciliation
 
         print(f"database: {urlsplit(bench_url).path.lstrip('/')} (scratch, on the configured PostgreSQL)")

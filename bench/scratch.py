@@ -48,6 +48,23 @@ def drop_database(db_url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def django_setup(bench_url: str, redis_url: str, **env: str) -> None:
+    """Set this process up as the casino against the scratch database (``env``: more variables, such as
+    ``CHANNELS_PREFIX``), and migrate it."""
+    os.environ["DATABASE_URL"] = bench_url
+    os.environ["REDIS_URL"] = redis_url
+    os.environ.update(env)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # Django is imported once the environment names the database: its settings read it at import.
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
 def stop_groups(procs: list[subprocess.Popen]) -> None:
     """Stop each process's whole group (a server's workers included): TERM to all, then KILL stragglers."""
     for proc in procs:
