@@ -27,7 +27,7 @@ from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils.http import urlencode
 
 from baccarat_site import csvexport
-from baccarat_site.money import CENT
+from baccarat_site.money import CENT, display
 from tables.models import Round, Table
 from tables.selectors import reports
 from tables.selectors import risk as risk_selectors
@@ -46,7 +46,7 @@ def _html_value(value: Any, kind: str) -> str:
     if value is None:
         return "—"
     if kind == "money":
-        return f"{value:,.2f}"
+        return display(value)
     if isinstance(value, Decimal):
         return f"{value:.2f}"
     if isinstance(value, date):

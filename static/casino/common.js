@@ -1,13 +1,7 @@
-/* Shared helpers for the player's pages: money format, CSRF, JSON requests. */
+/* Shared helpers for the player's pages: CSRF, JSON requests, the language menu. Money is written by
+ * format.js's formatMoney (ES modules import it). */
 (function () {
   "use strict";
-  const money = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-  function formatMoney(value) {
-    if (value === null || value === undefined || value === "") return "–";
-    return money.format(Number(value));
-  }
-
   function cookie(name) {
     const match = document.cookie.split("; ").find((c) => c.startsWith(name + "="));
     return match ? decodeURIComponent(match.split("=")[1]) : "";
@@ -40,7 +34,7 @@
     return { ok: response.ok, status: response.status, data };
   }
 
-  window.Casino = { formatMoney, api, uuid };
+  window.Casino = { api, uuid };
 
   // A menu that applies itself (the language): a choice picked with the mouse or by touch applies at once, but the
   // arrow keys, which change a closed menu's value one step at a time, do not reload the page under the keyboard;
