@@ -1,8 +1,9 @@
-"""Shared fixtures for the tables tests (append new fixtures below; keep existing ones)."""
+"""Fixtures the tables tests share: ``player`` (a user with a funded wallet), ``betting_round`` (a round open for
+bets for a minute), ``place`` (a batch of bets through ``bet_place``) and ``deal`` (a round dealt from given
+cards and left in ``result``). The fake clock is the top conftest's ``clock`` (tests/clock.py)."""
 
 from __future__ import annotations
 
-# ── money and bets (tables.services.bets, the REST API) ──────────────────────
 import uuid
 from decimal import Decimal
 
