@@ -30,6 +30,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from baccarat_site import jsonlimits
+from baccarat_site.accounts.selectors import session_user
 from baccarat_site.clock import server_time
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
@@ -44,6 +45,9 @@ from tables.hub import (
     rejoin_seconds,
 )
 from tables.selectors.tables import player_snapshot, table_exists
+from tables.services.chat import chat_send
+from tables.services.placement import bet_place
+from tables.services.rate import bet_rate_take
 from tables.socketcap import PER_PLAYER, SocketSlot, address_of
 
 logger = logging.getLogger(__name__)
@@ -69,9 +73,6 @@ PERSONAL_EVENTS = frozenset({"round.settled"})
 def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
     """Before a socket's bet: is its player still signed in (not logged out, not disabled), and within the
     confirm rate that REST shares? None if so, else the error frame's body."""
-    from baccarat_site.accounts.selectors import session_user
-    from tables.services.rate import bet_rate_take
-
     user = session_user(session_key=getattr(session, "session_key", None))
     if user is None or user.pk != user_id:
         return {"code": "not_authenticated", "detail": "Your session has ended; sign in again to bet."}
@@ -321,7 +322,6 @@ class TableConsumer(GuardedJsonConsumer):
         if not isinstance(mode, str):
             await self.send_error("invalid_mode", "mode must be traditional or no_commission.")
             return
-        from tables.services.placement import bet_place
 
         refusal = await database_sync_to_async(_may_bet)(self.scope.get("session"), self.user.pk)
         if refusal is not None:
@@ -348,8 +348,6 @@ class TableConsumer(GuardedJsonConsumer):
         state (active, restricted, muted) from the database every time. Every refusal is an ``error`` frame with
         ``"frame": "chat.send"``, so the page shows it in the chat panel; the message itself reaches this socket
         as every other, through the table's ``chat.message``."""
-        from tables.services.chat import chat_send
-
         refusal: dict[str, Any] | None = None
         if self.user is None or self.ended:
             refusal = {"code": "not_authenticated", "detail": "Sign in to chat."}
