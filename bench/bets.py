@@ -48,8 +48,12 @@ from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import psycopg
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench.results import record  # noqa: E402
 from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
@@ -89,8 +93,6 @@ def postgres_cpu() -> float:
 def pool_size(db_url: str, servers: int, clients: int) -> int:
     """Connections per server: up to 40, leaving room under max_connections for the raw baseline
     (one connection per client), this process and whoever else uses the server."""
-    import psycopg
-
     with psycopg.connect(db_url, autocommit=True) as conn:
         limit = int(conn.execute("SHOW max_connections").fetchone()[0])
         used = int(conn.execute("SELECT count(*) FROM pg_stat_activity").fetchone()[0])
@@ -392,8 +394,6 @@ async def raw_closed_loop(
     db_url: str, players: list[tuple[int, int]], house_id: int, round_id: int, seconds: float, hot_row: bool
 ) -> dict:
     """The same row locks and inserts as a confirm, as raw psycopg transactions (one connection per client)."""
-    import psycopg
-
     conns = [await psycopg.AsyncConnection.connect(db_url) for _ in players]
     loop = asyncio.get_running_loop()
     latencies: list[float] = []
@@ -436,7 +436,6 @@ async def raw_closed_loop(
 def statement_times(steps: list[tuple[float, str]]):
     """Time every statement on the default connection (Django's and the prepared cursors') and the commit,
     appending ``(seconds, first words)`` to ``steps``: where a settlement's time goes (``--steps``)."""
-    import psycopg
     from django.db import connection
 
     from baccarat_site import db

@@ -44,8 +44,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from asgiref.sync import sync_to_async
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench._sockets import RawClient, open_client  # noqa: E402
 from bench.fanout import LOOPBACK, Processes, cpu_seconds, free_port, percentile, summary, wait_listening  # noqa: E402
@@ -164,7 +168,6 @@ async def measure(args: argparse.Namespace, url: str, cookies: list[str], table_
     await asyncio.sleep(2.0)
 
     # Baseline: table events through tables.events.send_now from this process (a round frame's path after commit).
-    from asgiref.sync import sync_to_async
 
     from tables.events import send_now, table_group
 

@@ -45,8 +45,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import psutil
+import redis
+import redis.asyncio as aioredis
+from websockets import broadcast
+from websockets.asyncio.server import serve
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench._sockets import RawClient, open_client  # noqa: E402
 from bench.results import record  # noqa: E402
@@ -213,10 +221,6 @@ class Clients:
 
 
 async def baseline_server(port: int, redis_url: str, channel: str) -> None:
-    import redis.asyncio as aioredis
-    from websockets import broadcast
-    from websockets.asyncio.server import serve
-
     clients: set[Any] = set()
 
     async def handler(ws: Any) -> None:
@@ -278,15 +282,11 @@ class Processes:
 
 
 def cpu_seconds(pid: int) -> float:
-    import psutil
-
     times = psutil.Process(pid).cpu_times()
     return times.user + times.system
 
 
 def rss_mb(pid: int) -> float:
-    import psutil
-
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
@@ -447,7 +447,6 @@ def run(args: argparse.Namespace) -> int:
         time.sleep(3)
         base_loaded = {i: rss_mb(procs.procs[f"baseline{i}"].pid) for i in range(args.instances)}
         base_kb = [(base_loaded[i] - base_idle[i]) * 1024 / per_instance for i in range(args.instances)]
-        import redis
 
         publisher = redis.Redis.from_url(redis_url)
         base_cpu_before = sum(cpu_seconds(procs.procs[f"baseline{i}"].pid) for i in range(args.instances))

@@ -38,14 +38,18 @@ import os
 import statistics
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench.results import record  # noqa: E402
 from bench.table_page import chromium, deal_entries, open_table_page, scratch_casino  # noqa: E402
+from tables.engine import roads  # noqa: E402
 
 BENCH_DB = "baccarat_bench_reveal"
 FIRST_ROUND_ID = 2_000_000  # newer than any stored round, so the page takes the fed frames
@@ -123,7 +127,6 @@ class Rounds:
     """Feeds one real round after another to the page, at a given pace."""
 
     def __init__(self, page: Any, table_id: int, bet_types: list[str], results: list[Any]) -> None:
-        from tables.engine import roads
         from tables.selectors.tables import cards_with_totals
 
         self.page, self.table_id, self.bet_types = page, table_id, bet_types
@@ -145,8 +148,6 @@ class Rounds:
         self.page.evaluate("(frame) => window.casinoTable.handle(frame)", frame)
 
     def play(self, n: int, pace_ms: int, squeeze: bool = False) -> None:
-        from datetime import UTC, datetime, timedelta
-
         result, cards = self.results[n], self.cards[n]
         round_id, self.next_id = self.next_id, self.next_id + 1
         base = {"table_id": self.table_id, "round_id": round_id, "number": n + 1}

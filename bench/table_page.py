@@ -45,6 +45,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
@@ -53,9 +55,12 @@ from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench.results import record  # noqa: E402
 from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
+from tables.engine import BET_TYPES, commitment, new_shoe, roads  # noqa: E402
 
 BENCH_DB = "baccarat_bench_page"
 LOOPBACK = "127.0.0.1"
@@ -94,8 +99,6 @@ def med_p95(values: list[float]) -> str:
 
 def full_shoe(min_rounds: int = 80) -> tuple[Any, list[Any]]:
     """The first shoe (seeds derived from a fixed label) that deals at least ``min_rounds`` rounds, dealt whole."""
-    from tables.engine import new_shoe
-
     for i in range(1000):
         seed = hashlib.sha256(f"bench-table-page-{i}".encode()).hexdigest()
         shoe = new_shoe(8, seed_hex=seed)
@@ -123,7 +126,6 @@ def make_table(shoe_state: Any, results: list[Any]) -> tuple[int, list[str]]:
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from tables.engine import BET_TYPES, commitment
     from tables.models import Round, Shoe, Table
     from tables.services.variants import variant_create
     from wallets.services import wallet_deposit
@@ -178,9 +180,6 @@ def free_port() -> int:
 
 
 def wait_http(url: str, proc: subprocess.Popen, log: Path) -> None:
-    import urllib.error
-    import urllib.request
-
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -535,7 +534,6 @@ def open_table_page(browser: Any, base: str, table_id: int, viewport: dict[str, 
 
 
 def browser_measures(base: str, table_id: int, bet_types: list[str], results: list[Any], args: Any) -> dict:
-    from tables.engine import roads
     from tables.selectors.tables import cards_with_totals
 
     last = results[-1]

@@ -15,6 +15,8 @@ from decimal import Decimal
 
 import pytest
 
+from tables.models import Bet, Round
+from tables.services.placement import bet_place
 from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in, wait_until
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
@@ -55,9 +57,6 @@ VISIBLE_TEXTS = """() => {
 def settled_bet(table, user) -> int:
     """Place a Banker and a Player Pair bet through the service in the table's next betting window; return
     the round's id once the casino's worker has settled it."""
-    from tables.models import Bet, Round
-    from tables.services.placement import bet_place
-
     deadline = time.monotonic() + 60
     round_id = None
     while round_id is None:

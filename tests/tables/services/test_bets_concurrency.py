@@ -20,6 +20,7 @@ from tables.selectors.bets import casino_reconciliation
 from tables.services import placement, settlement
 from tests.factories import make_round, make_table
 from wallets import selectors as wallet_selectors
+from wallets import services as wallet_services
 from wallets.models import LedgerTransaction, Wallet
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -310,7 +311,6 @@ def test_players_never_wait_for_each_other_on_the_round_or_the_house(player, mon
         assert time.monotonic() - started < 2, "bob waited for alice"
         release.set()
         assert held.result(10)["balance"] == "90.00"
-    from wallets import services as wallet_services
 
     assert wallet_services.house_wallet().balance == Decimal("0.00")  # derived from the ledger, never updated
     assert wallet_selectors.house_balance() == Decimal("-180.00")
