@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import after_setup_logger
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
 
@@ -30,8 +31,6 @@ class NoTickFilter(logging.Filter):
 def quiet_ticks(**kwargs: Any) -> None:
     """Without ``settings.LOG_TICKS`` the tick lines go, their warnings and errors stay (a failed task, a retry's
     cause at WARNING and above)."""
-    from django.conf import settings
-
     if settings.LOG_TICKS:
         return
     for name in TICK_LOGGERS:

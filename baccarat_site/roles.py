@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps as live_apps
+
 TABLE_OPERATORS = "Table operators"
 CASHIERS = "Cashiers"
 SUPERVISORS = "Supervisors"
@@ -119,8 +121,6 @@ def sync_roles(apps: Any = None, using: str = "default") -> None:
     exist (yet) is skipped: its model's migration has not run; the next migrate grants it.
     """
     if apps is None:
-        from django.apps import apps as live_apps
-
         apps = live_apps
     group_model = apps.get_model("auth", "Group")
     permission_model = apps.get_model("auth", "Permission")

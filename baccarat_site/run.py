@@ -29,6 +29,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+from baccarat_site import embedded
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 COLOURS = {"web": "\033[36m", "worker": "\033[33m", "beat": "\033[35m", "run": "\033[32m"}
@@ -59,7 +61,6 @@ STARTED_LINES: dict[str, Callable[[str], bool]] = {
 def ensure_services() -> list[str]:
     """Start the embedded servers where no URL is configured (development, which ``make run`` is); return
     which ones this call started. Their URLs go into the environment every component inherits."""
-    from baccarat_site import embedded
 
     return embedded.ensure_services()
 
@@ -345,8 +346,6 @@ def main(argv: list[str] | None = None) -> int:
     say("run", "stopping…")
     supervisor.stop()
     if started:
-        from baccarat_site import embedded
-
         embedded.stop(only=started)
         say("run", f"stopped embedded {', '.join(started)}")
     say("run", "bye")

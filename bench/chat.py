@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import json
 import os
 import statistics
-import struct
 import sys
 import tempfile
 import time
@@ -46,111 +44,36 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from asgiref.sync import sync_to_async
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
+from bench._sockets import RawClient, open_client  # noqa: E402
 from bench.fanout import LOOPBACK, Processes, cpu_seconds, free_port, percentile, summary, wait_listening  # noqa: E402
 from bench.results import record  # noqa: E402
-from bench.scratch import drop_database, recreate_database, service_urls  # noqa: E402
+from bench.scratch import django_setup, drop_database, recreate_database, service_urls  # noqa: E402
 
 BENCH_DB = "baccarat_bench_chat"
 GOAL_MS = 100.0
 
 
-class Socket(asyncio.Protocol):
-    """A minimal WebSocket client: the handshake (with a session cookie for a player), masked text frames out,
-    and every text frame in handed to ``on_text(receipt time, payload)``."""
+class Socket(RawClient):
+    """A player's (with a session cookie) or a watcher's socket at the table: every text frame in is handed to
+    ``on_text(receipt time, payload)``."""
 
     def __init__(self, host: str, path: str, cookie: str | None, on_text: Any) -> None:
-        headers = [
-            f"GET {path} HTTP/1.1",
-            f"Host: {host}",
-            "Upgrade: websocket",
-            "Connection: Upgrade",
-            f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}",
-            "Sec-WebSocket-Version: 13",
-            f"Origin: http://{host}",
-        ]
-        if cookie:
-            headers.append(f"Cookie: sessionid={cookie}")
-        self.request = ("\r\n".join(headers) + "\r\n\r\n").encode()
+        super().__init__(host, path, cookie)
         self.on_text = on_text
-        self.buffer = bytearray()
-        self.upgraded = asyncio.get_running_loop().create_future()
-        self.transport: Any = None
         self.index = -1
 
-    def connection_made(self, transport: Any) -> None:
-        self.transport = transport
-        transport.write(self.request)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.upgraded.done():
-            self.upgraded.set_exception(ConnectionError("closed during the handshake"))
-            self.upgraded.exception()  # retrieved: the opener retries
-
-    def data_received(self, data: bytes) -> None:
-        now = time.time()
-        self.buffer += data
-        if not self.upgraded.done():
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            if not self.buffer.startswith(b"HTTP/1.1 101"):
-                self.upgraded.set_exception(ConnectionError(bytes(self.buffer[:80]).decode(errors="replace")))
-                self.transport.close()
-                return
-            del self.buffer[: end + 4]
-            self.upgraded.set_result(True)
-        buf, start = self.buffer, 0
-        while len(buf) - start >= 2:
-            opcode, length, head = buf[start] & 0x0F, buf[start + 1] & 0x7F, 2
-            if length == 126:
-                if len(buf) - start < 4:
-                    break
-                length, head = int.from_bytes(buf[start + 2 : start + 4], "big"), 4
-            elif length == 127:
-                if len(buf) - start < 10:
-                    break
-                length, head = int.from_bytes(buf[start + 2 : start + 10], "big"), 10
-            if len(buf) - start < head + length:
-                break
-            body = start + head
-            if opcode == 0x1:
-                self.on_text(now, bytes(buf[body : body + length]))
-            elif opcode == 0x9:
-                self.write(bytes(buf[body : body + length]), opcode=0xA)
-            start = body + length
-        del buf[:start]
-
-    def write(self, payload: bytes, opcode: int = 0x1) -> None:
-        mask = os.urandom(4)
-        n = len(payload)
-        head = bytes([0x80 | opcode]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n))
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.transport.write(head + mask + masked)
+    def text_frame(self, now: float, buf: bytearray, body: int, length: int) -> None:
+        self.on_text(now, bytes(buf[body : body + length]))
 
     def send_json(self, frame: dict[str, Any]) -> None:
         self.write(json.dumps(frame).encode())
-
-    def close(self) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(bytes([0x88, 0x80]) + os.urandom(4))
-            self.transport.close()
-
-
-def django_setup(bench_url: str, redis_url: str, prefix: str) -> None:
-    os.environ["DATABASE_URL"] = bench_url
-    os.environ["REDIS_URL"] = redis_url
-    os.environ["CHANNELS_PREFIX"] = prefix
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def make_table_and_players(senders: int) -> tuple[int, list[str]]:
@@ -173,7 +96,6 @@ def make_table_and_players(senders: int) -> tuple[int, list[str]]:
 
 
 async def measure(args: argparse.Namespace, url: str, cookies: list[str], table_id: int) -> dict[str, Any]:
-    loop = asyncio.get_running_loop()
     host, path = url.removeprefix("ws://").split("/", 1)
     hostname, port = host.split(":")
     chat_sent: dict[str, float] = {}
@@ -205,20 +127,11 @@ async def measure(args: argparse.Namespace, url: str, cookies: list[str], table_
 
     async def open_one(index: int, cookie: str | None) -> None:
         async with gate:
-            for attempt in range(5):  # a loaded daphne may drop a handshake: try again, as a browser would
-                try:
-                    _, sock = await loop.create_connection(
-                        lambda: Socket(host, "/" + path, cookie, receiver(index)), hostname, int(port)
-                    )
-                    await asyncio.wait_for(sock.upgraded, 60)
-                except (OSError, ConnectionError, TimeoutError):
-                    if attempt == 4:
-                        raise
-                    await asyncio.sleep(0.5 * (attempt + 1))
-                    continue
-                sock.index = index
-                sockets.append(sock)
-                return
+            sock = await open_client(
+                lambda: Socket(host, "/" + path, cookie, receiver(index)), hostname, int(port), timeout=60
+            )
+            sock.index = index
+            sockets.append(sock)
 
     started = time.monotonic()
     await asyncio.gather(*(open_one(i, cookies[i] if i < len(cookies) else None) for i in range(args.sockets)))
@@ -255,7 +168,6 @@ async def measure(args: argparse.Namespace, url: str, cookies: list[str], table_
     await asyncio.sleep(2.0)
 
     # Baseline: table events through tables.events.send_now from this process (a round frame's path after commit).
-    from asgiref.sync import sync_to_async
 
     from tables.events import send_now, table_group
 
@@ -287,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     db_url, redis_url = service_urls()
     bench_url = recreate_database(db_url, BENCH_DB)
     prefix = f"benchchat{os.getpid()}"
-    django_setup(bench_url, redis_url, prefix)
+    django_setup(bench_url, redis_url, CHANNELS_PREFIX=prefix)
     table_id, cookies = make_table_and_players(args.senders)
     env = {
         **os.environ,

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.results import record
-from tables.engine import house_edges, settle
+from tables.engine import house_edges, new_shoe, settle
 from tables.engine.odds import outcome_weights
 from tables.engine.simulation import (
     BANKER_DRAWS,
@@ -149,8 +149,6 @@ def settled_totals(rounds: int) -> list[int]:
 
 def decimal_settle(rounds: int) -> None:
     """Context: deal_round on Card objects and Decimal settle() for each of the 15 bets, round by round."""
-    from tables.engine import new_shoe
-
     stake = Decimal("1.00")
     bets = [("banker", "no_commission") if b == "banker_no_commission" else (b, "traditional") for b in SIM_BETS]
     seeds = shoe_seeds("bench-decimal")

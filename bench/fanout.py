@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import json
 import multiprocessing
@@ -46,11 +45,20 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import psutil
+import redis
+import redis.asyncio as aioredis
+from websockets import broadcast
+from websockets.asyncio.server import serve
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
+from bench._sockets import RawClient, open_client  # noqa: E402
 from bench.results import record  # noqa: E402
-from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
+from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 
 BENCH_DB = "baccarat_bench_fanout"
 LOOPBACK = "127.0.0.1"
@@ -84,9 +92,9 @@ def client_process(conn: Any, index: int) -> None:
     asyncio.run(_client_main(conn, index))
 
 
-class RawClient(asyncio.Protocol):
-    """A minimal RFC 6455 client: the load generator must cost far less than the servers it measures, so
-    no general-purpose library per frame: parse frame headers, peek at the frame's "type", time it."""
+class RoundWatcher(RawClient):
+    """A watcher of one table: counts the frames by type and times every ``round.result`` (peeking at the frame's
+    "type" in place, never parsing the JSON)."""
 
     def __init__(
         self,
@@ -96,85 +104,31 @@ class RawClient(asyncio.Protocol):
         counts: dict[str, int],
         stamps: dict[int, float],
     ) -> None:
-        self.request = (
-            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: http://{host}\r\n\r\n"
-        ).encode()
+        super().__init__(host, path)
         self.received, self.counts, self.stamps = received, counts, stamps
-        self.buffer = bytearray()
-        self.upgraded = asyncio.get_running_loop().create_future()
-        self.transport: Any = None
 
-    def connection_made(self, transport: Any) -> None:
-        self.transport = transport
-        transport.write(self.request)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.upgraded.done():
-            self.upgraded.set_exception(ConnectionError("closed during the handshake"))
-
-    def data_received(self, data: bytes) -> None:
-        now = time.time()
-        self.buffer += data
-        if not self.upgraded.done():
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            if not self.buffer.startswith(b"HTTP/1.1 101"):
-                self.upgraded.set_exception(ConnectionError(bytes(self.buffer[:80]).decode(errors="replace")))
-                self.transport.close()
-                return
-            del self.buffer[: end + 4]
-            self.upgraded.set_result(True)
-        buf, start = self.buffer, 0
-        while len(buf) - start >= 2:
-            opcode, length, head = buf[start] & 0x0F, buf[start + 1] & 0x7F, 2
-            if length == 126:
-                if len(buf) - start < 4:
-                    break
-                length, head = int.from_bytes(buf[start + 2 : start + 4], "big"), 4
-            elif length == 127:
-                if len(buf) - start < 10:
-                    break
-                length, head = int.from_bytes(buf[start + 2 : start + 10], "big"), 10
-            if len(buf) - start < head + length:
-                break
-            body = start + head
-            if opcode == 0x1:
-                self.counts["frames"] = self.counts.get("frames", 0) + 1
-                if buf.find(b'"type": "round.result"', body, body + 40) >= 0:
-                    at = buf.find(b'"round_id": ', body, body + length) + 12
-                    stop = at
-                    while buf[stop] in b"-0123456789":
-                        stop += 1
-                    round_id = int(buf[at:stop])
-                    self.received.append((round_id, now))
-                    if round_id not in self.stamps:  # when the server sent it, after the commit
-                        stamp = buf.find(b'"server_time": "', body, body + length) + 16
-                        if stamp >= 16:
-                            sent = bytes(buf[stamp : stamp + 24]).decode().replace("Z", "+00:00")
-                            self.stamps[round_id] = datetime.fromisoformat(sent).timestamp()
-                    self.counts["round.result"] = self.counts.get("round.result", 0) + 1
-                elif buf.find(b'"type": "card.dealt"', body, body + 40) >= 0:
-                    self.counts["card.dealt"] = self.counts.get("card.dealt", 0) + 1
-            elif opcode == 0x9:  # ping → masked pong with the same payload
-                payload = bytes(buf[body : body + length])
-                mask = os.urandom(4)
-                masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-                self.transport.write(bytes([0x8A, 0x80 | len(payload)]) + mask + masked)
-            start = body + length
-        del buf[:start]
-
-    def close(self) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(bytes([0x88, 0x80]) + os.urandom(4))  # masked close, no payload
-            self.transport.close()
+    def text_frame(self, now: float, buf: bytearray, body: int, length: int) -> None:
+        self.counts["frames"] = self.counts.get("frames", 0) + 1
+        if buf.find(b'"type": "round.result"', body, body + 40) >= 0:
+            at = buf.find(b'"round_id": ', body, body + length) + 12
+            stop = at
+            while buf[stop] in b"-0123456789":
+                stop += 1
+            round_id = int(buf[at:stop])
+            self.received.append((round_id, now))
+            if round_id not in self.stamps:  # when the server sent it, after the commit
+                stamp = buf.find(b'"server_time": "', body, body + length) + 16
+                if stamp >= 16:
+                    sent = bytes(buf[stamp : stamp + 24]).decode().replace("Z", "+00:00")
+                    self.stamps[round_id] = datetime.fromisoformat(sent).timestamp()
+            self.counts["round.result"] = self.counts.get("round.result", 0) + 1
+        elif buf.find(b'"type": "card.dealt"', body, body + 40) >= 0:
+            self.counts["card.dealt"] = self.counts.get("card.dealt", 0) + 1
 
 
 async def _client_main(conn: Any, index: int) -> None:
     loop = asyncio.get_running_loop()
-    clients: list[RawClient] = []
+    clients: list[RoundWatcher] = []
     received: list[tuple[int, float]] = []  # (round id, receipt time) of round.result frames
     stamps: dict[int, float] = {}  # round id → the frame's server_time
     counts: dict[str, int] = {}
@@ -182,20 +136,13 @@ async def _client_main(conn: Any, index: int) -> None:
     async def open_one(url: str, gate: asyncio.Semaphore) -> None:
         parts = urlsplit(url)
         async with gate:
-            for attempt in range(5):
-                try:
-                    _, client = await loop.create_connection(
-                        lambda: RawClient(parts.netloc, parts.path or "/", received, counts, stamps),
-                        parts.hostname,
-                        parts.port,
-                    )
-                    await asyncio.wait_for(client.upgraded, 120)
-                    clients.append(client)
-                    return
-                except (OSError, ConnectionError, TimeoutError):
-                    if attempt == 4:
-                        raise
-                    await asyncio.sleep(0.5 * (attempt + 1))
+            client = await open_client(
+                lambda: RoundWatcher(parts.netloc, parts.path or "/", received, counts, stamps),
+                parts.hostname or LOOPBACK,
+                parts.port or 80,
+                timeout=120,
+            )
+            clients.append(client)
 
     while True:
         command = await loop.run_in_executor(None, conn.recv)
@@ -274,10 +221,6 @@ class Clients:
 
 
 async def baseline_server(port: int, redis_url: str, channel: str) -> None:
-    import redis.asyncio as aioredis
-    from websockets import broadcast
-    from websockets.asyncio.server import serve
-
     clients: set[Any] = set()
 
     async def handler(ws: Any) -> None:
@@ -339,33 +282,15 @@ class Processes:
 
 
 def cpu_seconds(pid: int) -> float:
-    import psutil
-
     times = psutil.Process(pid).cpu_times()
     return times.user + times.system
 
 
 def rss_mb(pid: int) -> float:
-    import psutil
-
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
 # ── the run ─────────────────────────────────────────────────────────────────
-
-
-def django_setup(bench_url: str, redis_url: str, prefix: str) -> None:
-    os.environ["DATABASE_URL"] = bench_url
-    os.environ["REDIS_URL"] = redis_url
-    os.environ["CHANNELS_PREFIX"] = prefix
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def make_tables(quiet: int) -> tuple[int, list[int]]:
@@ -395,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
     bench_url = recreate_database(db_url, BENCH_DB)
     prefix = f"benchfan{os.getpid()}"
     queue = f"bench-{uuid.uuid4().hex[:8]}"
-    django_setup(bench_url, redis_url, prefix)
+    django_setup(bench_url, redis_url, CHANNELS_PREFIX=prefix)
 
     from django.db import connection
     from django.utils import timezone
@@ -522,7 +447,6 @@ def run(args: argparse.Namespace) -> int:
         time.sleep(3)
         base_loaded = {i: rss_mb(procs.procs[f"baseline{i}"].pid) for i in range(args.instances)}
         base_kb = [(base_loaded[i] - base_idle[i]) * 1024 / per_instance for i in range(args.instances)]
-        import redis
 
         publisher = redis.Redis.from_url(redis_url)
         base_cpu_before = sum(cpu_seconds(procs.procs[f"baseline{i}"].pid) for i in range(args.instances))

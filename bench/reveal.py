@@ -36,33 +36,20 @@ import contextlib
 import itertools
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench.results import record  # noqa: E402
-from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
-from bench.table_page import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    LONGTASK_OBSERVER,
-    LOOPBACK,
-    PASSWORD,
-    PLAYER,
-    deal_entries,
-    django_setup,
-    free_port,
-    full_shoe,
-    make_table,
-    wait_http,
-    weigh,
-)
+from bench.table_page import chromium, deal_entries, open_table_page, scratch_casino  # noqa: E402
+from tables.engine import roads  # noqa: E402
 
 BENCH_DB = "baccarat_bench_reveal"
 FIRST_ROUND_ID = 2_000_000  # newer than any stored round, so the page takes the fed frames
@@ -140,7 +127,6 @@ class Rounds:
     """Feeds one real round after another to the page, at a given pace."""
 
     def __init__(self, page: Any, table_id: int, bet_types: list[str], results: list[Any]) -> None:
-        from tables.engine import roads
         from tables.selectors.tables import cards_with_totals
 
         self.page, self.table_id, self.bet_types = page, table_id, bet_types
@@ -162,8 +148,6 @@ class Rounds:
         self.page.evaluate("(frame) => window.casinoTable.handle(frame)", frame)
 
     def play(self, n: int, pace_ms: int, squeeze: bool = False) -> None:
-        from datetime import UTC, datetime, timedelta
-
         result, cards = self.results[n], self.cards[n]
         round_id, self.next_id = self.next_id, self.next_id + 1
         base = {"table_id": self.table_id, "round_id": round_id, "number": n + 1}
@@ -256,109 +240,40 @@ def windows(log: list[dict[str, Any]], start_kind: str) -> list[tuple[float, flo
 
 
 def browser_measures(base: str, table_id: int, bet_types: list[str], results: list[Any], args: Any) -> dict:
-    from playwright.sync_api import sync_playwright
-
     out: dict[str, Any] = {"load": os.getloadavg()}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with chromium() as browser:
         out["chromium"] = browser.version
-        try:
-            viewport = {"width": 1366, "height": 768}
-            login = browser.new_context(viewport=viewport, locale="en-US")
-            page = login.new_page()
-            page.goto(base + "/accounts/login/")
-            page.fill("input[name=username]", PLAYER)
-            page.fill("input[name=password]", PASSWORD)
-            page.click("button[type=submit]")
-            page.wait_for_url(base + "/")
-            session = login.storage_state()
-            login.close()
-
-            ctx = browser.new_context(viewport=viewport, locale="en-US", storage_state=session)
-            out["weight"] = weigh(ctx, f"{base}/tables/{table_id}/")
-            ctx.close()
-            ctx = browser.new_context(viewport=viewport, locale="en-US")
-            out["weight_base"] = weigh(ctx, base + "/accounts/login/")
-            ctx.close()
-
-            ctx = browser.new_context(viewport=viewport, locale="en-US", storage_state=session)
-            ctx.add_init_script(LONGTASK_OBSERVER)
-            page = ctx.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{base}/tables/{table_id}/")
-            page.wait_for_selector("#table[data-connected='1']", timeout=30_000)
-            page.wait_for_function("document.querySelectorAll('#roads svg[data-road] .cell').length > 0")
-            page.wait_for_timeout(1500)  # the faces are prepared at idle after load
-            page.evaluate(RECORDER)
-            t0 = page.evaluate("performance.now()")
-            rounds = Rounds(page, table_id, bet_types, results)
-            for n in range(args.rounds):
-                rounds.play(n, PACE_MS)
-            t1 = page.evaluate("performance.now()")
-            for n in range(args.rounds, args.rounds + args.squeezes):
-                rounds.play(n, SQUEEZE_PACE_MS, squeeze=True)
-            t2 = page.evaluate("performance.now()")
-            out["idle"], out["old"] = rounds.idle, rounds.old
-            out["spans"] = (t0, t1, t2)
-            out["frames"] = page.evaluate("window.__frames")
-            out["log"] = page.evaluate("window.__reveals")
-            out["long"] = page.evaluate("window.__longTasks")
-            out["errors"] = errors
-            out["cores"] = page.evaluate("navigator.hardwareConcurrency")
-            ctx.close()
-        finally:
-            browser.close()
+        ctx, page, errors = open_table_page(browser, base, table_id, {"width": 1366, "height": 768}, out)
+        page.wait_for_timeout(1500)  # the faces are prepared at idle after load
+        page.evaluate(RECORDER)
+        t0 = page.evaluate("performance.now()")
+        rounds = Rounds(page, table_id, bet_types, results)
+        for n in range(args.rounds):
+            rounds.play(n, PACE_MS)
+        t1 = page.evaluate("performance.now()")
+        for n in range(args.rounds, args.rounds + args.squeezes):
+            rounds.play(n, SQUEEZE_PACE_MS, squeeze=True)
+        t2 = page.evaluate("performance.now()")
+        out["idle"], out["old"] = rounds.idle, rounds.old
+        out["spans"] = (t0, t1, t2)
+        out["frames"] = page.evaluate("window.__frames")
+        out["log"] = page.evaluate("window.__reveals")
+        out["long"] = page.evaluate("window.__longTasks")
+        out["errors"] = errors
+        out["cores"] = page.evaluate("navigator.hardwareConcurrency")
+        ctx.close()
     return out
 
 
 def run(args: argparse.Namespace) -> int:
-    db_url, redis_url = service_urls()
-    bench_url = recreate_database(db_url, BENCH_DB)
-    prefix = f"benchreveal{os.getpid()}"
-    django_setup(bench_url, redis_url, prefix)
-    shoe_state, results = full_shoe(80)
-    table_id, bet_types = make_table(shoe_state, results)
-    from django.db import connections
-
-    connections.close_all()
-    env = {
-        **os.environ,
-        "DATABASE_URL": bench_url,
-        "REDIS_URL": redis_url,
-        "CHANNELS_PREFIX": prefix,
-        "CACHE_KEY_PREFIX": prefix,
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    logs = Path(tempfile.mkdtemp(prefix="reveal-"))
-    port = free_port()
-    log = logs / "daphne.log"
-    procs: list[subprocess.Popen] = []
-    daphne = str(Path(sys.executable).parent / "daphne")
-    command = [daphne, "-b", LOOPBACK, "-p", str(port), "baccarat_site.asgi:application"]
-    try:
-        with log.open("wb") as out:
-            procs.append(
-                subprocess.Popen(
-                    command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-                )
-            )
-        base = f"http://{LOOPBACK}:{port}"
-        wait_http(base + "/accounts/login/", procs[0], log)
+    with scratch_casino(BENCH_DB, f"benchreveal{os.getpid()}", keep_db=args.keep_db) as casino:
         # the rounds fed: the shoe's first ones (the page shows the whole shoe; these are fed as new rounds)
-        m = browser_measures(base, table_id, bet_types, results, args)
-    finally:
-        stop_groups(procs)
-        connections.close_all()
-        if not args.keep_db:
-            drop_database(db_url, BENCH_DB)
+        m = browser_measures(casino.base, casino.table_id, casino.bet_types, casino.results, args)
     report(m, args)
     if args.verbose:
         print("\nrequests, table page (bytes, URL):")
         print("\n".join(m["weight"][3]))
-    print(f"(daphne log: {log})")
+    print(f"(daphne log: {casino.log})")
     return 0
 
 

@@ -10,13 +10,15 @@ import signal
 import subprocess
 from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
+
+from baccarat_site import embedded
+
 
 def service_urls() -> tuple[str, str]:
     """DATABASE_URL / REDIS_URL as the project would use them (starting the embedded servers if unset)."""
     db_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
     if not db_url or not redis_url:
-        from baccarat_site import embedded
-
         db_url = db_url or embedded.ensure_postgres()
         redis_url = redis_url or embedded.ensure_redis()
     for url in (db_url, redis_url):
@@ -33,8 +35,6 @@ def with_database(url: str, name: str) -> str:
 
 def recreate_database(db_url: str, name: str) -> str:
     """Drop (forcibly) and create the scratch database ``name``; return its URL."""
-    import psycopg
-
     with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -42,10 +42,25 @@ def recreate_database(db_url: str, name: str) -> str:
 
 
 def drop_database(db_url: str, name: str) -> None:
-    import psycopg
-
     with psycopg.connect(with_database(db_url, "postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def django_setup(bench_url: str, redis_url: str, **env: str) -> None:
+    """Set this process up as the casino against the scratch database (``env``: more variables, such as
+    ``CHANNELS_PREFIX``), and migrate it."""
+    os.environ["DATABASE_URL"] = bench_url
+    os.environ["REDIS_URL"] = redis_url
+    os.environ.update(env)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # Django is imported once the environment names the database: its settings read it at import.
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
 
 
 def stop_groups(procs: list[subprocess.Popen]) -> None:

@@ -45,16 +45,22 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Django, and the project's modules that need it, are imported inside the functions that use them: the
+# scratch database's settings exist only once django_setup() has run.
 
 from bench.results import record  # noqa: E402
-from bench.scratch import drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
+from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
+from tables.engine import BET_TYPES, commitment, facts_of, new_shoe, outcome_marks, roads  # noqa: E402
 
 BENCH_DB = "baccarat_bench_page"
 LOOPBACK = "127.0.0.1"
@@ -93,8 +99,6 @@ def med_p95(values: list[float]) -> str:
 
 def full_shoe(min_rounds: int = 80) -> tuple[Any, list[Any]]:
     """The first shoe (seeds derived from a fixed label) that deals at least ``min_rounds`` rounds, dealt whole."""
-    from tables.engine import new_shoe
-
     for i in range(1000):
         seed = hashlib.sha256(f"bench-table-page-{i}".encode()).hexdigest()
         shoe = new_shoe(8, seed_hex=seed)
@@ -117,27 +121,11 @@ def deal_entries(result: Any) -> list[dict[str, Any]]:
 # ── database, server ────────────────────────────────────────────────────────
 
 
-def django_setup(bench_url: str, redis_url: str, prefix: str) -> None:
-    os.environ["DATABASE_URL"] = bench_url
-    os.environ["REDIS_URL"] = redis_url
-    os.environ["CHANNELS_PREFIX"] = prefix
-    os.environ["CACHE_KEY_PREFIX"] = prefix
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-
-
 def make_table(shoe_state: Any, results: list[Any]) -> tuple[int, list[str]]:
     """A table whose current shoe is ``results``, every round settled; a funded player. (table id, bet types)"""
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from tables.engine import BET_TYPES, commitment
     from tables.models import Round, Shoe, Table
     from tables.services.variants import variant_create
     from wallets.services import wallet_deposit
@@ -192,9 +180,6 @@ def free_port() -> int:
 
 
 def wait_http(url: str, proc: subprocess.Popen, log: Path) -> None:
-    import urllib.error
-    import urllib.request
-
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -446,10 +431,109 @@ def kind_of(response: Any) -> str:
     return {"script": "js", "stylesheet": "css", "font": "font", "image": "image"}.get(resource, resource)
 
 
-def browser_measures(base: str, table_id: int, bet_types: list[str], results: list[Any], args: Any) -> dict:
-    from playwright.sync_api import sync_playwright
+# ── the scratch casino and the browser (bench/reveal.py uses them too) ──────
 
-    from tables.engine import facts_of, outcome_marks, roads
+
+class Casino(NamedTuple):
+    base: str  # http://127.0.0.1:<port>
+    table_id: int
+    bet_types: list[str]
+    results: list[Any]  # the shoe's rounds, as the engine dealt them
+    log: Path  # daphne's output
+
+
+@contextlib.contextmanager
+def scratch_casino(db_name: str, prefix: str, *, keep_db: bool = False) -> Iterator[Casino]:
+    """A scratch database ``db_name`` (migrated) holding a table whose current shoe is a whole 8-deck shoe dealt
+    by the engine, and a funded player; one daphne on loopback serving it (nothing runs the ticker). Stops daphne
+    and drops the database (unless ``keep_db``) on the way out."""
+    db_url, redis_url = service_urls()
+    bench_url = recreate_database(db_url, db_name)
+    django_setup(bench_url, redis_url, CHANNELS_PREFIX=prefix, CACHE_KEY_PREFIX=prefix)
+    shoe_state, results = full_shoe(80)
+    table_id, bet_types = make_table(shoe_state, results)
+    from django.db import connections  # after django_setup: settings come from the scratch database's URL
+
+    connections.close_all()
+    env = {
+        **os.environ,
+        "DATABASE_URL": bench_url,
+        "REDIS_URL": redis_url,
+        "CHANNELS_PREFIX": prefix,
+        "CACHE_KEY_PREFIX": prefix,
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    log = Path(tempfile.mkdtemp(prefix=f"{db_name}-")) / "daphne.log"
+    port = free_port()
+    procs: list[subprocess.Popen] = []
+    daphne = str(Path(sys.executable).parent / "daphne")
+    command = [daphne, "-b", LOOPBACK, "-p", str(port), "baccarat_site.asgi:application"]
+    try:
+        with log.open("wb") as out:
+            procs.append(
+                subprocess.Popen(
+                    command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            )
+        base = f"http://{LOOPBACK}:{port}"
+        wait_http(base + "/accounts/login/", procs[0], log)
+        yield Casino(base, table_id, bet_types, results, log)
+    finally:
+        stop_groups(procs)
+        connections.close_all()
+        if not keep_db:
+            drop_database(db_url, db_name)
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Headless Chromium (Playwright), closed on the way out."""
+    from playwright.sync_api import sync_playwright  # only the browser benchmarks need Playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_table_page(browser: Any, base: str, table_id: int, viewport: dict[str, int], out: dict[str, Any]) -> Any:
+    """Sign the player in once; weigh the table page signed in (``out["weight"]``) and the login page signed
+    out (``out["weight_base"]``), each in a fresh context; then open the table page in a context watched by
+    ``LONGTASK_OBSERVER`` from before load, until it is connected and has drawn its roads. Returns
+    ``(context, page, errors)``: the page's uncaught errors are appended to ``errors`` as they come."""
+    login = browser.new_context(viewport=viewport, locale="en-US")
+    page = login.new_page()
+    page.goto(base + "/accounts/login/")
+    page.fill("input[name=username]", PLAYER)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(base + "/")
+    session = login.storage_state()
+    login.close()
+
+    ctx = browser.new_context(viewport=viewport, locale="en-US", storage_state=session)
+    out["weight"] = weigh(ctx, f"{base}/tables/{table_id}/")
+    ctx.close()
+    ctx = browser.new_context(viewport=viewport, locale="en-US")
+    out["weight_base"] = weigh(ctx, base + "/accounts/login/")
+    ctx.close()
+
+    ctx = browser.new_context(viewport=viewport, locale="en-US", storage_state=session)
+    ctx.add_init_script(LONGTASK_OBSERVER)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/tables/{table_id}/")
+    page.wait_for_selector("#table[data-connected='1']", timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('#roads svg[data-road] .cell').length > 0", timeout=30_000)
+    return ctx, page, errors
+
+
+def browser_measures(base: str, table_id: int, bet_types: list[str], results: list[Any], args: Any) -> dict:
     from tables.selectors.tables import cards_with_totals
 
     last = results[-1]
@@ -488,53 +572,21 @@ def browser_measures(base: str, table_id: int, bet_types: list[str], results: li
     }
 
     out["load"] = os.getloadavg()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with chromium() as browser:
         out["chromium"] = browser.version
-        try:
-            viewport = {"width": 1280, "height": 900}
-            # signed in: log in once, then every measure in a fresh context carrying the session cookie
-            login = browser.new_context(viewport=viewport, locale="en-US")
-            page = login.new_page()
-            page.goto(base + "/accounts/login/")
-            page.fill("input[name=username]", PLAYER)
-            page.fill("input[name=password]", PASSWORD)
-            page.click("button[type=submit]")
-            page.wait_for_url(base + "/")
-            session = login.storage_state()
-            login.close()
-
-            ctx = browser.new_context(viewport=viewport, locale="en-US", storage_state=session)
-            out["weight"] = weigh(ctx, f"{base}/tables/{table_id}/")
-            ctx.close()
-            ctx = browser.new_context(viewport=viewport, locale="en-US")
-            out["weight_base"] = weigh(ctx, base + "/accounts/login/")
-            ctx.close()
-
-            ctx = browser.new_context(viewport=viewport, locale="en-US", storage_state=session)
-            ctx.add_init_script(LONGTASK_OBSERVER)
-            page = ctx.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{base}/tables/{table_id}/")
-            page.wait_for_selector("#table[data-connected='1']", timeout=30_000)
-            page.wait_for_function(
-                "document.querySelectorAll('#roads svg[data-road] .cell').length > 0", timeout=30_000
-            )
-            page.wait_for_timeout(500)
-            out["cells_on_load"] = page.evaluate("document.querySelectorAll('#roads svg[data-road] .cell').length")
-            page.evaluate(HELPERS)
-            next_id = FIRST_ROUND_ID
-            out["round"] = page.evaluate(ONE_ROUND, {**bench, "nextId": next_id})
-            next_id += 1
-            out["roads"] = page.evaluate(ROADS, {**bench, "nextId": next_id, "reps": args.reps, "warmup": args.warmup})
-            next_id += args.reps + args.warmup
-            out["cards"] = page.evaluate(CARDS, {**bench, "nextId": next_id, "rounds": card_rounds})
-            out["errors"] = errors
-            out["cores"] = page.evaluate("navigator.hardwareConcurrency")
-            ctx.close()
-        finally:
-            browser.close()
+        ctx, page, errors = open_table_page(browser, base, table_id, {"width": 1280, "height": 900}, out)
+        page.wait_for_timeout(500)
+        out["cells_on_load"] = page.evaluate("document.querySelectorAll('#roads svg[data-road] .cell').length")
+        page.evaluate(HELPERS)
+        next_id = FIRST_ROUND_ID
+        out["round"] = page.evaluate(ONE_ROUND, {**bench, "nextId": next_id})
+        next_id += 1
+        out["roads"] = page.evaluate(ROADS, {**bench, "nextId": next_id, "reps": args.reps, "warmup": args.warmup})
+        next_id += args.reps + args.warmup
+        out["cards"] = page.evaluate(CARDS, {**bench, "nextId": next_id, "rounds": card_rounds})
+        out["errors"] = errors
+        out["cores"] = page.evaluate("navigator.hardwareConcurrency")
+        ctx.close()
     return out
 
 
@@ -542,52 +594,8 @@ def browser_measures(base: str, table_id: int, bet_types: list[str], results: li
 
 
 def run(args: argparse.Namespace) -> int:
-    db_url, redis_url = service_urls()
-    bench_url = recreate_database(db_url, BENCH_DB)
-    prefix = f"benchpage{os.getpid()}"
-    django_setup(bench_url, redis_url, prefix)
-    shoe_state, results = full_shoe(80)
-    table_id, bet_types = make_table(shoe_state, results)
-    from django.db import connections
-
-    connections.close_all()
-
-    env = {
-        **os.environ,
-        "DATABASE_URL": bench_url,
-        "REDIS_URL": redis_url,
-        "CHANNELS_PREFIX": prefix,
-        "CACHE_KEY_PREFIX": prefix,
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    logs = Path(tempfile.mkdtemp(prefix="table-page-"))
-    port = free_port()
-    log = logs / "daphne.log"
-    procs: list[subprocess.Popen] = []
-    daphne = str(Path(sys.executable).parent / "daphne")
-    command = [daphne, "-b", LOOPBACK, "-p", str(port), "baccarat_site.asgi:application"]
-    try:
-        with log.open("wb") as out:
-            procs.append(
-                subprocess.Popen(
-                    command,
-                    cwd=ROOT,
-                    env=env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            )
-        base = f"http://{LOOPBACK}:{port}"
-        wait_http(base + "/accounts/login/", procs[0], log)
-        m = browser_measures(base, table_id, bet_types, results, args)
-    finally:
-        stop_groups(procs)
-        connections.close_all()
-        if not args.keep_db:
-            drop_database(db_url, BENCH_DB)
+    with scratch_casino(BENCH_DB, f"benchpage{os.getpid()}", keep_db=args.keep_db) as casino:
+        m = browser_measures(casino.base, casino.table_id, casino.bet_types, casino.results, args)
 
     report(m, args)
     if args.verbose:
@@ -595,7 +603,7 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(m["weight"][3]))
         print("requests, baseline page:")
         print("\n".join(m["weight_base"][3]))
-    print(f"(daphne log: {log})")
+    print(f"(daphne log: {casino.log})")
     return 0
 
 

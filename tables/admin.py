@@ -17,16 +17,19 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.core.validators import MaxValueValidator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from baccarat_site import money
 from baccarat_site.errors import DomainError
+from tables.engine import DEFAULT_UNAVAILABLE_AFTER, bet_distributions, house_edges
 from tables.models import (
     BONUS_MARGINS,
     LARGEST_STAKE,
@@ -166,8 +169,6 @@ class VariantAdmin(admin.ModelAdmin):
     def get_formset_kwargs(self, request: HttpRequest, obj: Any, inline: Any, prefix: str) -> dict[str, Any]:
         kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
         if isinstance(inline, VariantBetInline) and obj.pk is None and request.method == "GET":
-            from tables.engine import DEFAULT_UNAVAILABLE_AFTER
-
             kwargs["initial"] = [
                 {"bet_type": t, "min_stake": lim["min"], "max_stake": lim["max"]}
                 | {"last_shoe_round": DEFAULT_UNAVAILABLE_AFTER.get(t)}
@@ -198,7 +199,6 @@ class VariantAdmin(admin.ModelAdmin):
             return "Correct the errors on this page to see its exact odds."
         if posted is _NOT_POSTED and obj.pk is None:
             return "Press “Preview odds” to see the exact odds of these settings before saving them."
-        from tables.engine import bet_distributions, house_edges
 
         paytable = obj.engine_paytable()
         edges = house_edges(obj.decks, paytable)
@@ -283,8 +283,6 @@ def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
     if op == "reopen":
         done = controls.table_reopen(table_id=table.pk, reason=reason, actor=actor)
         if done["reopened"]:
-            from django.utils import timezone
-
             if not table.within_hours(timezone.now()):
                 return f"{table}: reopened, but outside its opening hours it waits for them (clear them to open now)."
             return f"{table}: reopened; its next round opens now."
@@ -399,8 +397,6 @@ class TableAdmin(admin.ModelAdmin):
 
     def _operation(self, request: HttpRequest, op: str, tables: list[Table]) -> HttpResponse:
         if not self.has_change_permission(request):
-            from django.core.exceptions import PermissionDenied
-
             raise PermissionDenied
         form = ReasonForm(request.POST if request.method == "POST" and "reason" in request.POST else None)
         if form.is_valid():

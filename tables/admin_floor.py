@@ -27,10 +27,13 @@ from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils.http import urlencode
 
 from baccarat_site import csvexport
-from baccarat_site.money import CENT
+from baccarat_site.money import CENT, display
+from tables.admin_chat import delete_link, mute_link
+from tables.admin_risk import acknowledge_link, player_links, round_link
 from tables.models import Round, Table
 from tables.selectors import reports
 from tables.selectors import risk as risk_selectors
+from tables.selectors.chat import floor_messages
 
 app_name = "admin_floor"
 
@@ -46,7 +49,7 @@ def _html_value(value: Any, kind: str) -> str:
     if value is None:
         return "—"
     if kind == "money":
-        return f"{value:,.2f}"
+        return display(value)
     if isinstance(value, Decimal):
         return f"{value:.2f}"
     if isinstance(value, date):
@@ -256,7 +259,6 @@ def _floor_alerts(request: HttpRequest) -> dict[str, Any]:
     """The open risk alerts, newest first, with their links (for staff who may see them)."""
     if not request.user.has_perm("tables.view_riskalert"):
         return {}
-    from tables.admin_risk import acknowledge_link, player_links, round_link
 
     alerts, count = risk_selectors.open_alerts()
     for alert in alerts:
@@ -277,8 +279,6 @@ def _floor_chat(request: HttpRequest) -> dict[str, Any]:
     the chat; the links only for those who may moderate it."""
     if not request.user.has_perm("tables.view_chatmessage"):
         return {}
-    from tables.admin_chat import delete_link, mute_link
-    from tables.selectors.chat import floor_messages
 
     chat = floor_messages()
     for message in chat:

@@ -39,7 +39,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 
-from baccarat_site import csvexport
+from baccarat_site import csvexport, money
 from baccarat_site.adminkit import ReadOnlyAdmin, ReadOnlyMixin
 from baccarat_site.audit import who
 from tables.engine import BET_TYPES
@@ -105,7 +105,7 @@ def _short_faces(cards: list[dict[str, Any]]) -> SafeString:
 
 
 def _money(value: Decimal | None) -> str:
-    return "—" if value is None else f"{value:,.2f}"
+    return "—" if value is None else money.display(value)
 
 
 def _change_link(obj: Any, text: Any = None) -> SafeString:

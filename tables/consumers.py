@@ -1,22 +1,21 @@
-"""WebSocket consumer for ``ws/tables/<id>/`` (docs/api.md, "WebSocket").
+"""The table socket, ``ws/tables/<id>/`` (docs/api.md, "WebSocket"), and the guard every socket of ours shares.
 
-Anyone may watch: every socket gets the events of group ``table_<id>``; a
-signed-in player's socket also joins ``user_<id>`` for personal events
-(``round.settled``, balance). Client frames: ``snapshot``, ``ping``, ``place_bets``, ``chat.send`` (table chat:
-``tables.services.chat``; a snapshot carries the recent messages as ``chat``). A bad frame
-(not JSON, not an object, unknown type, too big) gets an ``error`` frame; a
-flood gets ``rate_limited`` errors and then the socket is closed. Nothing a
-client sends can crash the consumer.
+:class:`GuardedJsonConsumer` (the lobby's socket, tables/lobby.py, extends it too) guards the door: a token bucket
+per socket (a flood gets ``rate_limited`` errors, then the close 4429), frames of at most ``MAX_FRAME_CHARS``
+(4009), an ``error`` frame for anything that is not a JSON object with a ``type``, and the caps on open sockets
+per player and per address (``tables.socketcap``, 4430). Nothing a client sends can crash a consumer.
 
-Fan-out: a table's group may hold thousands of sockets. Rather than every
-socket being its own member of ``table_<id>`` (one channel-layer receive, one
-JSON encoding and one wake-up per socket per event), each process joins the
-group once through a :class:`tables.hub.TableHub`, which encodes and frames each event
-once and writes the same bytes to every local socket of that table
-(``tables.broadcast``). Personal events still reach a
-player's own socket through ``user_<id>``. Group events never touch the
-database or a thread; only snapshots and bets go through
-``database_sync_to_async`` to a selector/service.
+:class:`TableConsumer`: anyone may watch. The table's events reach a socket through its process's
+:class:`tables.hub.TableHub` (one member of ``table_<id>`` per process, each frame encoded once and written to
+every local socket, ``tables.broadcast``); a signed-out watcher has no channel of its own at all. A signed-in
+player's socket also joins ``user_<id>``, for ``round.settled`` (of this table only) and ``session.ended`` (a
+sign-out or a password change: the close 4401). On connect the socket gets a snapshot (the hub's, with the
+recent ``chat``, plus the player's own part), then the events that arrived meanwhile which the snapshot does not
+already hold (by epoch and ``seq``). Client frames: ``ping``, ``snapshot``, ``place_bets`` (the session read
+again and the confirm rate shared with REST, then ``tables.services.placement.bet_place``) and ``chat.send``
+(``tables.services.chat.chat_send``; its refusals come back as ``error`` frames with ``"frame": "chat.send"``).
+Table events touch neither the database nor a thread; snapshots, bets and chat go through
+``database_sync_to_async`` to one selector or service.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from baccarat_site import jsonlimits
+from baccarat_site.accounts.selectors import session_user
 from baccarat_site.clock import server_time
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
@@ -45,6 +45,9 @@ from tables.hub import (
     rejoin_seconds,
 )
 from tables.selectors.tables import player_snapshot, table_exists
+from tables.services.chat import chat_send
+from tables.services.placement import bet_place
+from tables.services.rate import bet_rate_take
 from tables.socketcap import PER_PLAYER, SocketSlot, address_of
 
 logger = logging.getLogger(__name__)
@@ -70,9 +73,6 @@ PERSONAL_EVENTS = frozenset({"round.settled"})
 def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
     """Before a socket's bet: is its player still signed in (not logged out, not disabled), and within the
     confirm rate that REST shares? None if so, else the error frame's body."""
-    from baccarat_site.accounts.selectors import session_user
-    from tables.services.rate import bet_rate_take
-
     user = session_user(session_key=getattr(session, "session_key", None))
     if user is None or user.pk != user_id:
         return {"code": "not_authenticated", "detail": "Your session has ended; sign in again to bet."}
@@ -322,7 +322,6 @@ class TableConsumer(GuardedJsonConsumer):
         if not isinstance(mode, str):
             await self.send_error("invalid_mode", "mode must be traditional or no_commission.")
             return
-        from tables.services.placement import bet_place
 
         refusal = await database_sync_to_async(_may_bet)(self.scope.get("session"), self.user.pk)
         if refusal is not None:
@@ -349,8 +348,6 @@ class TableConsumer(GuardedJsonConsumer):
         state (active, restricted, muted) from the database every time. Every refusal is an ``error`` frame with
         ``"frame": "chat.send"``, so the page shows it in the chat panel; the message itself reaches this socket
         as every other, through the table's ``chat.message``."""
-        from tables.services.chat import chat_send
-
         refusal: dict[str, Any] | None = None
         if self.user is None or self.ended:
             refusal = {"code": "not_authenticated", "detail": "Sign in to chat."}

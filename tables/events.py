@@ -1,15 +1,20 @@
-"""Events to browsers: sent to Channels groups only after the transaction commits.
+"""Events to browsers, through the Channels layer, sent after the transaction that made them commits.
 
-A group message's ``type`` is the docs/api.md event type (``round.opened`` …); the
-consumer's handler of the same name (``round_opened``) forwards it as a frame.
-Table events go to ``table_<id>``, personal ones (``round.settled``, balance) to
-``user_<id>``.
+An event is a dict whose ``type`` is the docs/api.md frame type (``round.opened`` …). Where it goes:
 
-``bets.totals`` is throttled per round: the first change after a quiet period
-is broadcast at once (leading edge), later ones within ``TOTALS_INTERVAL`` only
-mark the round dirty, and the ticker (``tables.tasks.tables_sweep``) flushes
-dirty rounds (trailing edge). So a table sees at most a few totals a second
-and the last change is never lost.
+- a table's events (``table_event``) to ``table_<id>``, each stamped with ``server_time`` and the table's next
+  ``epoch`` / ``seq`` (``tables.sequence``); the consumers' ``tables.hub.TableHub`` writes them to its sockets;
+- the table chat (``table_chat_event``: ``chat.message``, ``chat.deleted``) to the same group, with no ``seq``:
+  it is not part of the round's state;
+- a small ``lobby.table`` note to the ``lobby`` group for the table events a lobby tile shows (tables/lobby.py);
+- personal events (``round.settled``) to ``user_<id>``, many at once (``user_events_send``: only to groups with
+  a socket in them).
+
+Synchronous code (services, Celery) sends on one long-lived event loop per process (``run_async``), so the layer's
+Redis connections are made once. ``bets.totals`` is throttled per round: the first change after a quiet period
+is broadcast at once (leading edge), later ones within ``TOTALS_INTERVAL_MS`` only mark the round dirty, and the
+tick (``tables.tasks.tables_sweep``) flushes dirty rounds (trailing edge). So a table sees at most a few totals a
+second and the last change is never lost.
 """
 
 from __future__ import annotations

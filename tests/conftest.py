@@ -18,8 +18,12 @@ from pathlib import Path
 
 import django
 import pytest
+from channels.layers import channel_layers
+from django.conf import settings
 
 from baccarat_site.embedded import ensure_services
+from tables import events
+from tests.clock import FakeClock
 
 ensure_services()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
@@ -29,9 +33,14 @@ django.setup()
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """One test database per pytest run, so concurrent runs on one server never collide."""
-    from django.conf import settings
-
     settings.DATABASES["default"]["TEST"]["NAME"] = f"test_baccarat_{os.getpid()}"
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The fake clock (tests/clock.py): ``clock.move(hours=…)`` makes every ``timezone.now()`` from then on that
+    much later; ``with clock.frozen_at(moment):`` holds it at one moment."""
+    return FakeClock(monkeypatch)
 
 
 @pytest.fixture
@@ -69,7 +78,6 @@ def _isolated_channel_layer(settings, request):
     layers = settings.CHANNEL_LAYERS
     layers["default"]["CONFIG"]["prefix"] = f"test-{abs(hash(request.node.nodeid)) % 10**8}"
     settings.CHANNEL_LAYERS = layers
-    from channels.layers import channel_layers
 
     channel_layers.backends.clear()
     yield
@@ -81,8 +89,6 @@ def _isolated_channel_layer(settings, request):
 def _close_sender_connections(layer: object) -> None:
     """Close the Redis connections a discarded layer opened on the process's sender loop
     (tables.events.run_async), so a suite of hundreds of layers does not keep them all open."""
-    from tables import events
-
     sender = events._sender
     if sender is None or sender[0] != os.getpid():
         return

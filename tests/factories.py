@@ -10,13 +10,12 @@ from django.utils import timezone
 
 from tables import engine
 from tables.models import Round, Shoe, Table, Variant
+from tables.services.variants import variant_create
 
 
 def make_variant(name: str = "Baccarat", **fields: object) -> Variant:
     """A variant through the same service as the demo data; ``paytable``, ``limits``, ``unavailable_after``
     take the engine's dict shapes."""
-    from tables.services.variants import variant_create
-
     return variant_create(name=name, **fields)
 
 

@@ -15,7 +15,9 @@ from types import SimpleNamespace
 import pytest
 from auditlog.models import LogEntry
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
+from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
 from django.urls import reverse
@@ -24,7 +26,7 @@ from baccarat_site import roles
 from tables.models import Bet, Round, Shoe
 from tests.factories import make_user
 from tests.tables.services.rounds_kit import Clock, drive_to_state, fast_table, make_player, place
-from wallets.models import LedgerEntry, LedgerTransaction
+from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
 pytestmark = pytest.mark.django_db
 
@@ -298,8 +300,6 @@ def test_staff_see_only_the_money_actions_they_may_use(client, records, role, wa
 
 
 def test_a_table_operator_cannot_move_money_even_by_posting_the_action(client, records):
-    from wallets.models import Wallet
-
     client.force_login(make_operator())
     wallet = Wallet.objects.filter(kind="player").first()
     before = wallet.balance
@@ -328,9 +328,6 @@ def test_staff_in_no_role_are_refused_the_tables_and_wallets(client, records):
 
 
 def test_the_demo_has_one_staff_account_per_role_and_none_is_a_superuser(settings):
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
     call_command("load_demo", stdout=StringIO())
     call_command("load_demo", stdout=StringIO())  # again: harmless
     users = get_user_model().objects

@@ -14,6 +14,7 @@ from django.urls import reverse
 from baccarat_site import roles
 from baccarat_site.accounts.limits import play_limits_set
 from baccarat_site.accounts.models import PlayLimit
+from baccarat_site.accounts.services import sign_in_record
 from tests.factories import make_user
 from wallets import services as wallet_services
 
@@ -109,8 +110,6 @@ def test_table_operators_do_not_see_the_limits(client, nina):
 
 
 def test_a_player_with_a_reality_check_gets_its_dialog_on_every_page_in_their_language(client, nina):
-    from baccarat_site.accounts.services import sign_in_record
-
     client.force_login(nina)
     assert 'id="reality-check"' not in page_text(client.get(PROFILE))  # none set
     play_limits_set(user=nina, changes={"reality_check_minutes": 15})

@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 from auditlog.models import LogEntry
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -19,7 +20,7 @@ from rest_framework.test import APIClient
 
 from baccarat_site import roles
 from baccarat_site.accounts import services
-from baccarat_site.accounts.models import Restriction
+from baccarat_site.accounts.models import PlayerNote, Restriction, SignIn
 from baccarat_site.errors import DomainError
 from tests.factories import make_user
 from tests.tables.services.rounds_kit import Clock, drive_to_state, fast_table, make_player, place
@@ -197,8 +198,6 @@ def test_an_unknown_period_is_refused_and_changes_nothing():
 
 
 def test_a_stale_session_mark_without_a_restriction_is_dropped_and_the_player_stays_signed_in(client):
-    from django.core.cache import cache
-
     alice = make_player("alice")
     cache.set(f"restricted:{alice.pk}", "suspension")
     client.force_login(alice)
@@ -238,8 +237,6 @@ def test_signed_out_callers_cannot_take_a_time_out_for_anyone():
 
 
 def test_a_supervisor_sees_a_players_page_with_money_sign_ins_stops_and_adds_a_note(client, supervisor):
-    from baccarat_site.accounts.models import PlayerNote, SignIn
-
     alice = make_player("alice", "250.00")
     SignIn.objects.create(user=alice, ip_address="203.0.113.9", user_agent="Firefox/140")
     services.player_self_restrict(user=alice, kind="time_out", period="24h")

@@ -4,9 +4,11 @@ device; a browser is given its long-lived device cookie at its first sign-in and
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Group
 from django.test import Client
 from rest_framework.test import APIClient
 
+from baccarat_site import roles
 from baccarat_site.accounts.models import SignIn
 from tests.factories import make_user
 
@@ -93,10 +95,6 @@ def test_a_trusted_proxy_header_gives_the_client_address(settings):
 
 
 def test_a_supervisor_finds_everyone_who_signed_in_from_an_address():
-    from django.contrib.auth.models import Group
-
-    from baccarat_site import roles
-
     make_user("alice")
     make_user("bob")
     for name in ("alice", "bob"):

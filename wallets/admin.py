@@ -271,7 +271,7 @@ class MoneyRequestAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Amount", ordering="amount")
     def signed_amount(self, obj: MoneyRequest) -> str:
-        return f"{obj.amount:+,.2f}"
+        return money.display(obj.amount, signed=True)
 
     @admin.display(description="Ledger")
     def ledger(self, obj: MoneyRequest) -> str:
@@ -382,7 +382,7 @@ class LedgerTransactionAdmin(ReadOnlyAdmin):
         legs = getattr(txn, "player_legs", 0)
         if not legs:
             return "—"
-        total = f"{txn.player_total:+,.2f}"  # type: ignore[attr-defined]
+        total = money.display(txn.player_total, signed=True)  # type: ignore[attr-defined]
         return f"{total} in all" if legs > 1 else total
 
 

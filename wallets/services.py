@@ -30,6 +30,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -541,8 +542,6 @@ def wallets_credit_many(
     with prepared_cursor() as cursor:
         rows = _lock_wallets(cursor, user_ids)
         if len(rows) != len(user_ids):
-            from django.contrib.auth import get_user_model
-
             present = {row[1] for row in rows}
             for user in get_user_model().objects.filter(pk__in=[u for u in user_ids if u not in present]):
                 wallet_for(user=user)

@@ -5,6 +5,7 @@ from django.apps import AppConfig
 
 def _record_sign_in(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
     """``user_logged_in``: every sign-in (login page, admin, sign-up) is recorded with its address and device."""
+    # Imported on use: apps.py is loaded before the models, which the services import.
     from baccarat_site.accounts.services import sign_in_record
 
     sign_in_record(user=user, request=request)
@@ -16,6 +17,7 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Imported here, not at the top: apps.py is loaded before the app registry is ready.
         from auditlog.models import LogEntry
         from auditlog.registry import auditlog
         from django.contrib.auth import get_user_model

@@ -12,7 +12,11 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from baccarat_site.accounts.limits import AMOUNT_KINDS, limit_label
+from baccarat_site.accounts.lockout import password_lockout_detail
 from baccarat_site.accounts.models import Profile
+from baccarat_site.accounts.selectors import active_restriction
+from baccarat_site.accounts.services import restriction_refusal
 
 REQUIRED = {"required": _("This field is required.")}
 MISMATCH = _("The two password fields didn’t match.")
@@ -82,8 +86,6 @@ class LoginForm(auth_forms.AuthenticationForm):
         """Refuse a player whose play is stopped (suspended, closed, on a time-out or self-excluded), saying
         why and until when."""
         super().confirm_login_allowed(user)
-        from baccarat_site.accounts.selectors import active_restriction
-        from baccarat_site.accounts.services import restriction_refusal
 
         stop = active_restriction(user_id=user.pk)
         if stop is not None:
@@ -117,8 +119,6 @@ class PasswordChangeForm(auth_forms.PasswordChangeForm):
             return str(super().clean_old_password())
         checked = authenticate(self.request, username=self.user.get_username(), password=old_password)
         if getattr(self.request, "axes_locked_out", False):
-            from baccarat_site.accounts.lockout import password_lockout_detail
-
             raise forms.ValidationError(password_lockout_detail(self.request), code="too_many_attempts")
         if checked is None or checked.pk != self.user.pk:
             raise forms.ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
@@ -152,8 +152,6 @@ class LimitsForm(forms.Form):
     asked for last (a pending change, or the limit in force)."""
 
     def __init__(self, *args: Any, initial_limits: dict[str, str] | None = None, **kwargs: Any) -> None:
-        from baccarat_site.accounts.limits import AMOUNT_KINDS, limit_label
-
         kwargs.setdefault("initial", initial_limits or {})
         super().__init__(*args, **kwargs)
         for kind in AMOUNT_KINDS:

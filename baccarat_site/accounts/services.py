@@ -26,10 +26,12 @@ from rest_framework.authtoken.models import Token
 from baccarat_site import money
 from baccarat_site.accounts import selectors
 from baccarat_site.accounts.limits import play_limits_check_deposit
+from baccarat_site.accounts.lockout import CODE, lockout_detail
 from baccarat_site.accounts.models import PlayerLimit, PlayerNote, Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.audit import audit
 from baccarat_site.errors import Conflict, DomainError
+from baccarat_site.redis_client import redis_client
 from tables.events import send_on_commit, user_group
 from tables.selectors.tables import table_minimum_stake
 from wallets.models import LedgerTransaction
@@ -95,10 +97,6 @@ def sign_up_place_take(*, address: str | None, now: datetime | None = None) -> S
     of an address's sign-ups in a UTC day only the first ``SIGNUP_CREDITED_PER_ADDRESS_PER_DAY`` get the
     starting play money. Fixed windows in Redis under the cache's key prefix; if Redis cannot be reached the
     sign-up goes ahead, credited (a counter must never stop a player joining)."""
-    from django.core.cache import cache
-
-    from baccarat_site.redis_client import redis_client
-
     if not address:
         return SignUpPlace(credited=True)
     now = now or timezone.now()
@@ -122,8 +120,6 @@ def sign_up_place_take(*, address: str | None, now: datetime | None = None) -> S
 
 def sign_up_place_give_back(*, place: SignUpPlace) -> None:
     """The account was not made after all (the name was taken meanwhile): its place is free again."""
-    from baccarat_site.redis_client import redis_client
-
     try:
         pipe = redis_client().pipeline(transaction=False)
         for key in place.keys:
@@ -180,8 +176,6 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
         raise DomainError("Send a username and a password.", code="invalid_request")
     user = authenticate(request=request, username=username, password=password)
     if getattr(request, "axes_locked_out", False):
-        from baccarat_site.accounts.lockout import CODE, lockout_detail
-
         raise DomainError(lockout_detail(settings.AXES_COOLOFF_TIME.seconds // 60), code=CODE, status=429)
     if user is None:
         raise DomainError("Unable to sign in with those credentials.", code="invalid_credentials")

@@ -8,9 +8,12 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
+
+from baccarat_site.db import prepared_cursor
 
 
 def token_expires_at(created: datetime) -> datetime:
@@ -35,10 +38,6 @@ class PreparedTokenAuthentication(TokenAuthentication):
     _fields: tuple[str, ...] = ()
 
     def authenticate_credentials(self, key: str) -> tuple[Any, str]:
-        from django.contrib.auth import get_user_model
-
-        from baccarat_site.db import prepared_cursor
-
         user_model = get_user_model()
         sql = self._sql
         if sql is None:

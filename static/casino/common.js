@@ -1,8 +1,7 @@
-/* Shared helpers for the player's pages: CSRF, JSON requests, the language menu. (Money is formatted by the
- * ES module static/casino/format.js.) */
+/* Shared helpers for the player's pages: CSRF, JSON requests, the language menu. Money is written by
+ * format.js's formatMoney (ES modules import it). */
 (function () {
   "use strict";
-
   function cookie(name) {
     const match = document.cookie.split("; ").find((c) => c.startsWith(name + "="));
     return match ? decodeURIComponent(match.split("=")[1]) : "";

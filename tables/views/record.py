@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import Decimal
 from typing import Any, cast
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib.auth.decorators import login_required
@@ -154,8 +155,6 @@ def _form(request: HttpRequest) -> RecordFilterForm:
 
 def _query(form: RecordFilterForm) -> str:
     """The valid filters as a query string (no page), for page and CSV links."""
-    from urllib.parse import urlencode
-
     keep = {name: form.data.get(name) for name in ("start", "end", "table", "type", "result")}
     return urlencode({name: value for name, value in keep.items() if value})
 

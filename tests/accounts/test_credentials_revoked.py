@@ -12,6 +12,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from baccarat_site import settings as project_settings
 from tests.factories import make_user
 from wallets import services as wallet_services
 
@@ -90,8 +91,6 @@ def token_client_with(user, password: str) -> tuple[APIClient, str]:
 
 
 def test_the_silent_rehash_of_an_old_password_at_sign_in_keeps_the_token(nina, settings):
-    from baccarat_site import settings as project_settings
-
     api, key = token_client(nina)
     settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
     nina.password = make_password(GOOD, hasher="pbkdf2_sha256")

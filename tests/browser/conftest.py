@@ -14,8 +14,13 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
+from channels.layers import channel_layers
+from playwright.sync_api import sync_playwright
 
+from tables.models import Table
 from tests import processes
+from tests.browser.helpers import in_thread
+from tests.conftest import _close_sender_connections
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -73,8 +78,6 @@ def casino_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser
@@ -114,11 +117,6 @@ def console_errors() -> ConsoleErrors:
 def casino_layer(settings) -> Iterator[None]:
     """Events this test's own service calls send go to the running casino's channel layer (its prefix is set
     in ``casino_url``), so its pages see them."""
-    from channels.layers import channel_layers
-
-    from tests.browser.helpers import in_thread
-    from tests.conftest import _close_sender_connections
-
     layers = settings.CHANNEL_LAYERS
     layers["default"]["CONFIG"]["prefix"] = f"browser-{os.getpid()}"
     settings.CHANNEL_LAYERS = layers
@@ -134,8 +132,6 @@ def _stop_the_tables() -> None:
     """Pause every table, so the casino's worker leaves the database alone before pytest-django empties it:
     a TRUNCATE of all tables beside a running round's transaction can deadlock. Each step of a round holds
     its table's row lock, so once this UPDATE returns no step is under way, and paused tables get none."""
-    from tables.models import Table
-
     Table.objects.update(status=Table.Status.PAUSED, next_action_at=None)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from django.utils import translation
 from playwright.sync_api import expect
 
 from tables.labels import BET_NAMES, MODE_NAMES, RESULT_NAMES
-from tests.browser.helpers import PASSWORD, log_in
+from tests.browser.helpers import PASSWORD, log_in, wait_until
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
@@ -26,17 +25,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def money(text: str) -> Decimal:
     """An amount as the page writes it ("1,234.00", "+5.00", "−5.00")."""
     return Decimal(text.strip().replace(",", "").replace("+", "").replace("\u2212", "-"))
-
-
-def wait_until(condition, timeout: float = 40, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.2)
 
 
 def play_one_round(page, base: str, table) -> int:
@@ -84,7 +72,7 @@ def test_a_played_round_appears_in_the_record_its_detail_and_the_csv(casino_url,
         data = page.request.get(f"{casino_url}/api/rounds/{round_id}/").json()
         return data if data["bets"] and all(b["status"] != "open" for b in data["bets"]) else None
 
-    data = wait_until(settled, what="the round's bets to be settled")
+    data = wait_until(settled, timeout=40, interval=0.2, message="the round's bets to be settled")
     bets = {b["type"]: b for b in data["bets"]}
     nets = {t: Decimal(b["payout"]) - Decimal(b["amount"]) for t, b in bets.items()}
 

@@ -6,7 +6,6 @@ tables.engine.fair; the Persian page has no English left; a phone screen does no
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from playwright.sync_api import expect
@@ -15,6 +14,7 @@ from tables import engine
 from tables.engine import fair as python_fair
 from tables.engine.shoe import clamp_cut_range
 from tables.models import Round, Shoe, Table
+from tests.browser.helpers import wait_until
 from tests.factories import make_finished_shoe, make_table, make_variant
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,17 +33,6 @@ SETTLED_VERDICT = """(id) => {
   const out = document.querySelector(`article.shoe[data-shoe-id="${id}"] .verify-result`);
   return ["pass", "fail", "error"].includes(out.dataset.state) ? out.dataset.state : null;
 }"""
-
-
-def wait_until(what: str, condition, timeout: float = 150.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.25)
 
 
 @pytest.fixture
@@ -109,8 +98,10 @@ def test_a_shoe_played_to_its_cut_card_verifies_and_tampered_shoes_fail_with_the
     table.settle_delay_ms = 0
     table.save(update_fields=["settle_delay_ms"])
     shoe = wait_until(
-        "the one-deck shoe to be dealt to its cut card and finished",
         lambda: Shoe.objects.filter(table=table, finished_at__isnull=False).first(),
+        timeout=150,
+        interval=0.25,
+        message="the one-deck shoe to be dealt to its cut card and finished",
     )
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PAUSED)
     assert shoe.rounds.exclude(cards=[]).count() >= 3

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tables.models import Round
+from tables.models import Round, Table
 from tables.services.controls import table_pause, table_resume
 from tests.browser.helpers import in_own_thread
 from tests.factories import make_table, make_variant
@@ -121,7 +121,6 @@ def test_the_lobby_fits_a_phone_screen(casino_url, browser, console_errors, fast
             assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), lang
     finally:
         context.close()
-        from tables.models import Table
 
         Table.objects.update(status=Table.Status.PAUSED, next_action_at=None)
     assert console_errors.unexpected() == []

@@ -4,14 +4,13 @@ on a phone the tables stack and nothing is wider than the screen. The DOM hooks 
 
 from __future__ import annotations
 
-import time
 from decimal import Decimal
 
 import pytest
 from playwright.sync_api import expect
 
 from tables.models import Bet
-from tests.browser.helpers import PASSWORD, log_in
+from tests.browser.helpers import PASSWORD, log_in, wait_until
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
 from wallets.services import wallet_deposit
@@ -45,17 +44,6 @@ RECORDER = """() => {
 
 def money(text: str) -> Decimal:
     return Decimal(text.strip().replace(",", "").replace("+", "").replace("\u2212", "-"))
-
-
-def wait_until(condition, timeout: float = 30, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.1)
 
 
 @pytest.fixture
@@ -125,8 +113,8 @@ def test_a_player_bets_on_two_tables_in_the_same_windows_and_the_one_balance_sta
     assert {t: {b.round_id for b in bets} for t, bets in placed.items()} == {t: {rounds[t]} for t in rounds}
     wait_until(
         lambda: not Bet.objects.filter(user=player, outcome__status__isnull=True).exists(),
-        40,
-        "both rounds to settle",
+        timeout=40,
+        message="both rounds to settle",
     )
 
     # Each table shows its own result and the player's net on it, as the server decided.

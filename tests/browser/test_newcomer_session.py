@@ -3,11 +3,12 @@ a new player plays round after round through all six languages, with a pause, a 
 and meets no overlap, no hidden message, no stale or misleading number and no double bet.
 
 Each round the page is checked where a player would look: the spots' payout labels equal the round's own terms
-(the operator changes the Tie's odds half way through); the chosen chip is on a spot and confirmed once; while
-the cards are on the felt no card overlaps another card or the countdown; the result is written winner first and
-matches the round in the database; every banner shown ("Bets confirmed", the pause and cancel notices,
-"Reconnecting…") is on screen and clear of the fixed chip bar. At the end every confirm is one bet in the
-database and the wallet equals the start less the stakes plus what the rounds paid back.
+(the operator changes the Tie's odds half way through); the chosen chip is on a spot and confirmed once; once the
+cards have turned no card overlaps another card, the countdown or the other hand, nor sticks out of its own; the
+result is written winner first and matches the round in the database; every banner shown ("Bets confirmed", the
+pause and cancel notices, "Reconnecting…") is on screen and clear of the fixed chip bar (the cards and banners
+checked by tests/browser/test_table_layout.py's own checks). At the end every confirm is one bet in the database
+and the wallet equals the start less the stakes plus what the rounds paid back.
 
 ``NEWCOMER_ROUNDS`` (default 7: every language once, then the first again) sets the rounds per screen; the
 issue's full session is ``NEWCOMER_ROUNDS=20``."""
@@ -24,8 +25,8 @@ from tables.engine import Paytable, payout_labels
 from tables.models import Bet, Round
 from tables.selectors.bets import casino_reconciliation
 from tables.services import controls
-from tests.browser.helpers import PASSWORD, in_own_thread, log_in
-from tests.browser.test_table_layout import BANNERS, CARDS, overlap
+from tests.browser.helpers import PASSWORD, in_own_thread, log_in, wait_for_betting
+from tests.browser.test_table_layout import BANNERS, CARDS, check_banners, check_cards
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
 from wallets.services import wallet_deposit
@@ -46,48 +47,6 @@ STATE = r"""() => {
   return {state: t.dataset.roundState, connected: t.dataset.connected, roundId: Number(t.dataset.roundId || 0),
           left: parseInt(document.getElementById("countdown").textContent, 10) || 0};
 }"""
-
-
-def wait_for_betting(page, *, after: int, min_left: int = 3, timeout: float = 60_000) -> int:
-    page.wait_for_function(
-        """([after, min]) => {
-          const t = document.getElementById("table");
-          return t.dataset.roundState === "betting" && t.dataset.connected === "1"
-            && Number(t.dataset.roundId) > after
-            && parseInt(document.getElementById("countdown").textContent, 10) >= min;
-        }""",
-        arg=[after, min_left],
-        timeout=timeout,
-    )
-    return int(page.get_attribute("#table", "data-round-id"))
-
-
-def banner_problems(page, what: str) -> list[str]:
-    b = page.evaluate(BANNERS)
-    width, height = b["inner"]["width"], b["inner"]["height"]
-    problems = []
-    for name, r in b["banners"].items():
-        if name == "result":
-            continue
-        if r["top"] < -0.5 or r["bottom"] > height + 0.5 or r["left"] < -0.5 or r["right"] > width + 0.5:
-            problems.append(f"{what}: #{name} is off screen {r}")
-        if b["bar"] and not r["inBar"] and overlap(r, b["bar"]):
-            problems.append(f"{what}: #{name} lies under the fixed chip bar")
-        if r["inBar"] and overlap(r, b["controls"]):
-            problems.append(f"{what}: #{name} covers the chips and buttons")
-    return problems
-
-
-def card_problems(page, what: str) -> list[str]:
-    c = page.evaluate(CARDS)
-    problems = []
-    for i, a in enumerate(c["cards"]):
-        if overlap(a, c["clock"]):
-            problems.append(f"{what}: card {a['name']} covers the countdown")
-        for b in c["cards"][i + 1 :]:
-            if overlap(a, b):
-                problems.append(f"{what}: cards {a['name']} and {b['name']} overlap")
-    return problems
 
 
 def label_problems(page, round_id: int, what: str) -> list[str]:
@@ -139,7 +98,7 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
             variant.pays_tie = Decimal(9)
             variant.save()
         what = f"{width}x{height} round {i + 1} ({lang})"
-        round_id = wait_for_betting(page, after=last)
+        round_id = wait_for_betting(page, after=last, timeout=60_000)
         problems += label_problems(page, round_id, what)
 
         # one chip on Player or Banker, confirmed
@@ -152,7 +111,7 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
             "(spot) => document.querySelector(`[data-confirmed-for=${spot}]`).textContent.trim() !== ''", arg=spot
         )
         confirmed.append((round_id, spot, amount))
-        problems += banner_problems(page, f"{what}, confirmed")
+        problems += check_banners(f"{what}, confirmed", page.evaluate(BANNERS))
 
         if i == PAUSE_AT:  # the operator pauses the table before the deal: the bet is refunded, and the page says so
             in_own_thread(controls.table_pause, table_id=table.pk, reason="newcomer walkthrough")
@@ -161,23 +120,23 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
             notice = page.text_content("#notice").strip()
             assert notice, f"{what}: the pause notice vanished"
             assert page.text_content("#result-text").strip() == "", f"{what}: the last result stays on the stage"
-            problems += banner_problems(page, f"{what}, paused")
+            problems += check_banners(f"{what}, paused", page.evaluate(BANNERS))
             in_own_thread(controls.table_resume, table_id=table.pk)
             last = round_id
             continue
         if i == CANCEL_AT:  # the operator cancels the round: refunded, and the notice lasts into the next round
             in_own_thread(controls.round_cancel, round_id=round_id, reason="newcomer walkthrough")
             page.wait_for_function("document.getElementById('notice').textContent.trim() !== ''")
-            next_round = wait_for_betting(page, after=round_id, min_left=0)
+            next_round = wait_for_betting(page, after=round_id, min_left=0, timeout=60_000)
             assert page.text_content("#notice").strip(), f"{what}: the cancel notice is gone by the next round"
-            problems += banner_problems(page, f"{what}, cancelled")
+            problems += check_banners(f"{what}, cancelled", page.evaluate(BANNERS))
             last = round_id
             assert next_round > round_id
             continue
         if i == OFFLINE_AT:  # the connection drops for a few seconds during betting, then comes back
             context.set_offline(True)
             page.wait_for_selector("#conn:not([hidden])", timeout=15_000)
-            problems += banner_problems(page, f"{what}, offline")
+            problems += check_banners(f"{what}, offline", page.evaluate(BANNERS))
             time.sleep(2)
             context.set_offline(False)
             page.wait_for_selector("#table[data-connected='1']", timeout=30_000)
@@ -198,8 +157,8 @@ def test_a_newcomer_plays_a_session_with_a_pause_a_cancel_and_a_dropped_connecti
                 arg=round_id,
                 timeout=15_000,
             )
-            problems += card_problems(page, f"{what}, result")
-            problems += banner_problems(page, f"{what}, result")
+            problems += check_cards(page.evaluate(CARDS), f"{what}, result", dealt=None)
+            problems += check_banners(f"{what}, result", page.evaluate(BANNERS))
             done = Round.objects.get(pk=round_id)
             if lang == "en" and done.winner and page.evaluate(STATE)["roundId"] == round_id:
                 high, low = sorted([done.player_total, done.banker_total], reverse=True)

@@ -15,7 +15,9 @@ from decimal import Decimal
 
 import pytest
 
-from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in
+from tables.models import Bet, Round
+from tables.services.placement import bet_place
+from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in, wait_until
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
@@ -55,9 +57,6 @@ VISIBLE_TEXTS = """() => {
 def settled_bet(table, user) -> int:
     """Place a Banker and a Player Pair bet through the service in the table's next betting window; return
     the round's id once the casino's worker has settled it."""
-    from tables.models import Bet, Round
-    from tables.services.placement import bet_place
-
     deadline = time.monotonic() + 60
     round_id = None
     while round_id is None:
@@ -77,9 +76,12 @@ def settled_bet(table, user) -> int:
             except Exception:  # the window closed between the read and the bet: try the next one
                 pass
         time.sleep(0.1)
-    while Bet.objects.filter(round_id=round_id, outcome__status__isnull=True).exists():
-        assert time.monotonic() < deadline, "the bet was never settled"
-        time.sleep(0.2)
+    wait_until(
+        lambda: not Bet.objects.filter(round_id=round_id, outcome__status__isnull=True).exists(),
+        timeout=max(deadline - time.monotonic(), 0),
+        interval=0.2,
+        message="the bet to be settled",
+    )
     return round_id
 
 

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from baccarat_site.accounts.services import player_limit_set
 from tables.models import Bet
-from tests.browser.helpers import PASSWORD, log_in
-from tests.browser.test_player import chip, open_table, pending, spot, wait_for_betting
+from tests.browser.helpers import PASSWORD, log_in, wait_for_betting
+from tests.browser.test_player import chip, open_table, pending, spot
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 

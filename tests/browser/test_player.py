@@ -4,7 +4,6 @@ pending chips, going offline, a watcher, and a phone-sized screen. The DOM hooks
 
 from __future__ import annotations
 
-import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from playwright.sync_api import expect
 
 from tables.models import Bet, Round
 from tables.selectors.tables import round_outcomes
-from tests.browser.helpers import PASSWORD, log_in
+from tests.browser.helpers import PASSWORD, log_in, wait_for_betting, wait_until
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
 from wallets.services import wallet_deposit
@@ -94,17 +93,6 @@ def money(text: str) -> Decimal:
     return Decimal(text.strip().replace(",", "").replace("+", "").replace("\u2212", "-"))
 
 
-def wait_until(condition, timeout: float = 30, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def player():
     user = make_user("carol", PASSWORD)
@@ -127,21 +115,6 @@ def new_table():
 def open_table(page, base: str, table) -> None:
     page.goto(f"{base}/tables/{table.id}/")
     expect(page.locator("#table")).to_have_attribute("data-connected", "1", timeout=15_000)
-
-
-def wait_for_betting(page, min_left: int = 3, timeout: float = 30_000) -> int:
-    """Until a betting window is open with at least ``min_left`` s on the countdown, so the clicks land inside
-    it; returns the round's id."""
-    page.wait_for_function(
-        """(min) => {
-          const t = document.getElementById("table");
-          return t.dataset.roundState === "betting" && t.dataset.connected === "1"
-            && parseInt(document.getElementById("countdown").textContent, 10) >= min;
-        }""",
-        arg=min_left,
-        timeout=timeout,
-    )
-    return int(page.get_attribute("#table", "data-round-id"))
 
 
 def wait_for_result(page, round_id: int, timeout: float = 20_000) -> str:
@@ -485,7 +458,7 @@ def test_going_offline_shows_reconnecting_disables_betting_and_back_online_shows
             and Round.objects.filter(pk=away, state=Round.State.SETTLED).exists()
         ),
         timeout=20,
-        what=f"round {away} to end and the next to open",
+        message=f"round {away} to end and the next to open",
     )
     assert page.get_attribute("#table", "data-round-id") == str(away)
     expect(conn).to_be_visible()

@@ -9,6 +9,7 @@ photographed at 390 × 844 and 1366 × 768 in English and Persian."""
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from datetime import UTC, timedelta
 from decimal import Decimal
@@ -20,9 +21,10 @@ from playwright.sync_api import expect
 from baccarat_site.accounts.limits import play_limits_set
 from baccarat_site.accounts.models import Restriction, SignIn
 from tables.models import Round
-from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in
+from tables.services.placement import bet_place
+from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in, wait_for_betting
 from tests.browser.test_pages_languages import ALLOWED, LANGUAGES, NATIVE_DIGITS, VISIBLE_TEXTS
-from tests.browser.test_player import open_table, wait_for_betting
+from tests.browser.test_player import open_table
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
@@ -89,8 +91,6 @@ def test_a_time_out_taken_in_another_tab_ends_the_table_page_and_no_bet_goes_thr
 
 
 def _place_in_next_window(table, user, amount: str) -> None:
-    from tables.services.placement import bet_place
-
     for _ in range(300):
         open_round = Round.objects.filter(table=table, state=Round.State.BETTING).order_by("-pk").first()
         if open_round is not None:
@@ -111,8 +111,6 @@ def _place_in_next_window(table, user, amount: str) -> None:
 
 
 def page_wait(seconds: float) -> None:
-    import time
-
     time.sleep(seconds)
 
 

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tables import engine
 from tables.models import Bet, BetPlacement, Round, Shoe, Table
 from tables.services import controls
-from tests.browser.helpers import PASSWORD, in_own_thread, log_in
+from tests.browser.helpers import PASSWORD, in_own_thread, log_in, wait_for_betting, wait_until
 from tests.factories import make_table, make_user, make_variant
 from wallets.selectors import wallet_balance
 from wallets.services import wallet_deposit
@@ -41,21 +41,6 @@ def table_of(name: str, *, betting_seconds: int = 6):
 def open_table(page, base: str, table) -> None:
     page.goto(f"{base}/tables/{table.id}/")
     expect(page.locator("#table")).to_have_attribute("data-connected", "1", timeout=15_000)
-
-
-def wait_for_betting(page, min_left: int = 3, after: int = 0, timeout: float = 40_000) -> int:
-    """Until a betting window of a round newer than ``after`` is open with at least ``min_left`` s left."""
-    page.wait_for_function(
-        """([min, after]) => {
-          const t = document.getElementById("table");
-          return t.dataset.roundState === "betting" && t.dataset.connected === "1"
-            && Number(t.dataset.roundId) > after
-            && parseInt(document.getElementById("countdown").textContent, 10) >= min;
-        }""",
-        arg=[min_left, after],
-        timeout=timeout,
-    )
-    return int(page.get_attribute("#table", "data-round-id"))
 
 
 def bet_ten_on_player(page) -> None:
@@ -220,10 +205,12 @@ def test_scores_are_written_winner_first_on_the_stage_and_in_the_away_notice(cas
     away = wait_for_betting(page, min_left=0, after=first)
     page.context.set_offline(True)
     expect(page.locator("#table")).to_have_attribute("data-connected", "0", timeout=15_000)
-    deadline = time.monotonic() + 40
-    while Round.objects.filter(table=table, pk__gt=away, state="betting").count() == 0:
-        assert time.monotonic() < deadline, "the next round never opened"
-        time.sleep(0.2)
+    wait_until(
+        lambda: Round.objects.filter(table=table, pk__gt=away, state="betting").exists(),
+        timeout=40,
+        interval=0.2,
+        message="the next round to open",
+    )
     page.context.set_offline(False)
     ended = Round.objects.get(pk=away)
     expect(page.locator("#notice")).to_contain_text(

@@ -4,7 +4,6 @@ a phone is in test_signup_persian.py."""
 
 from __future__ import annotations
 
-import time
 from decimal import Decimal
 
 import pytest
@@ -12,7 +11,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from tables.models import Bet
-from tests.browser.helpers import log_in
+from tests.browser.helpers import log_in, wait_until
 from tests.factories import make_table, make_variant
 from wallets.selectors import wallet_balance
 
@@ -32,17 +31,6 @@ OVERFLOW = """() => ({
 
 def money(amount: Decimal) -> str:
     return f"{amount:,.2f}"
-
-
-def wait_until(condition, timeout: float = 40, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.1)
 
 
 def header_balance(page):
@@ -95,7 +83,9 @@ def test_a_new_player_signs_up_bets_with_the_starting_money_and_changes_the_pass
     expect(header_balance(page)).to_have_text(money(Decimal("1000.00") - stake))  # the header follows the table
 
     bet = wait_until(
-        lambda: Bet.objects.filter(user=user).filter(outcome__status__isnull=False).first(), what="the settlement"
+        lambda: Bet.objects.filter(user=user).filter(outcome__status__isnull=False).first(),
+        timeout=40,
+        message="the settlement",
     )
     settled = wallet_balance(user=user)["balance"]
     assert settled == Decimal("1000.00") - stake + bet.payout

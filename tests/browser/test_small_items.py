@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from tables.models import Round, Shoe, Table
 from tables.services.placement import bet_place
-from tests.browser.helpers import PASSWORD, in_own_thread, log_in
+from tests.browser.helpers import PASSWORD, in_own_thread, log_in, wait_until
 from tests.factories import make_finished_shoe, make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
@@ -71,10 +71,12 @@ def test_my_bets_names_the_mode_of_a_banker_bet(casino_url, browser, casino_laye
         return table, user
 
     table, user = in_own_thread(setup)
-    deadline = time.monotonic() + 60
-    while not (round_ := Round.objects.filter(table=table, state=Round.State.BETTING).first()):
-        assert time.monotonic() < deadline, "no betting round opened"
-        time.sleep(0.2)
+    round_ = wait_until(
+        lambda: Round.objects.filter(table=table, state=Round.State.BETTING).first(),
+        timeout=60,
+        interval=0.2,
+        message="a betting round to open",
+    )
     in_own_thread(
         bet_place,
         user=user,

@@ -9,6 +9,8 @@ from decimal import Decimal
 import pytest
 from playwright.sync_api import expect
 
+from tables.models import ChatMessage
+from tables.services import chat
 from tests.browser.helpers import in_own_thread, log_in
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
@@ -34,9 +36,6 @@ def sit(page, base: str, table_id: int, username: str | None) -> None:
 def test_two_players_chat_as_text_a_delete_removes_it_and_the_hidden_panel_is_remembered(
     casino_url, page, casino_layer
 ):
-    from tables.models import ChatMessage
-    from tables.services import chat
-
     player("amir")
     player("bea")
     moderator = make_user("mod", is_staff=True, is_superuser=True)

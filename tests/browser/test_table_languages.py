@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tables.models import Table
 from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, log_in
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
@@ -142,7 +143,6 @@ def test_every_language_shows_no_english_and_american_amounts_on_a_phone_through
         page.screenshot(path=str(Path(settings.BASE_DIR) / "tests" / "artifacts" / f"table-{lang}-390.png"))
     for page, _errors in pages.values():
         page.context.close()
-    from tables.models import Table
 
     Table.objects.update(status=Table.Status.PAUSED, next_action_at=None)
 

@@ -200,27 +200,33 @@ def check_load(lang: str, size: tuple[int, int], m: dict[str, Any]) -> list[str]
     return problems
 
 
-def check_cards(c: dict[str, Any]) -> list[str]:
+def check_cards(c: dict[str, Any], what: str = "", *, dealt: int | None = 6) -> list[str]:
+    """What is wrong with the cards on the felt (``CARDS``, measured once they have turned): a card over the
+    countdown, out of its hand or on the other hand, two cards overlapping; and, with ``dealt``, not that many
+    cards. ``what`` starts each message."""
+    say = f"{what}: " if what else ""
     problems = []
     cards = c["cards"]
-    if len(cards) != 6:
-        problems.append(f"{len(cards)} cards shown, 6 dealt")
+    if dealt is not None and len(cards) != dealt:
+        problems.append(f"{say}{len(cards)} cards shown, {dealt} dealt")
     for i, a in enumerate(cards):
         if overlap(a, c["clock"]):
-            problems.append(f"card {a['name']} covers the countdown")
+            problems.append(f"{say}card {a['name']} covers the countdown")
         hand = c["player"] if a["name"].startswith("player") else c["banker"]
         other = c["banker"] if hand is c["player"] else c["player"]
         if a["left"] < hand["left"] - 0.5 or a["right"] > hand["right"] + 0.5:
-            problems.append(f"card {a['name']} sticks out of its hand")
+            problems.append(f"{say}card {a['name']} sticks out of its hand")
         if overlap(a, other):
-            problems.append(f"card {a['name']} lies on the other hand")
+            problems.append(f"{say}card {a['name']} lies on the other hand")
         for b in cards[i + 1 :]:
             if overlap(a, b):
-                problems.append(f"cards {a['name']} and {b['name']} overlap")
+                problems.append(f"{say}cards {a['name']} and {b['name']} overlap")
     return problems
 
 
 def check_banners(what: str, b: dict[str, Any]) -> list[str]:
+    """What is wrong with the banners shown (``BANNERS``): one off screen (the result aside), under the fixed chip
+    bar, or covering the chips and buttons in it."""
     problems = []
     width, height = b["inner"]["width"], b["inner"]["height"]
     for name, r in b["banners"].items():

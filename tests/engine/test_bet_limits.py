@@ -1,5 +1,6 @@
 """Table limits: per-type min/max, the Player/Banker difference limit, availability by shoe round."""
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -95,8 +96,6 @@ def test_every_problem_with_the_new_bets_is_listed():
 
 
 def test_limits_round_trip_through_a_json_dict_in_the_variant_shape():
-    import json
-
     table = limits()
     data = json.loads(json.dumps(table.to_dict()))
     assert Limits.from_dict(data) == table

@@ -1,5 +1,7 @@
 """Cards, totals, deal order, naturals and the examples of docs/rules.md."""
 
+import json
+
 import pytest
 
 from tables.engine import Card, NotEnoughCards, Rank, RoundResult, Suit, deal_round, hand_total, parse_cards
@@ -121,8 +123,6 @@ def test_from_cards_refuses_hands_the_rules_could_not_deal(player, banker):
 
 
 def test_flags_are_json_able_and_name_pairs_naturals_lucky_six_and_margin():
-    import json
-
     result = deal("4S 4H 4D 2H KC 5C")  # P 4,4 = 8 natural; B 4H,2H = 6 -> player wins
     flags = result.flags()
     json.dumps(flags)

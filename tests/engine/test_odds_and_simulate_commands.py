@@ -7,6 +7,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from tables.engine import DEFAULT_PAYTABLE
+from tables.models import Table
+from tests.factories import make_variant
+
 
 def run(*args: str) -> tuple[str, str]:
     out, err = StringIO(), StringIO()
@@ -41,10 +45,6 @@ def test_odds_refuses_a_deck_count_outside_1_to_8():
 
 @pytest.mark.django_db
 def test_odds_reads_a_tables_variant_paytable_and_decks_from_the_database():
-    from tables.engine import DEFAULT_PAYTABLE
-    from tables.models import Table
-    from tests.factories import make_variant
-
     paytable = DEFAULT_PAYTABLE.to_dict() | {"tie": "9"}
     limits = {t: {"min": "1.00", "max": "100.00"} for t in ("player", "banker", "tie", "any_pair")}
     variant = make_variant("Nine to one", decks=6, paytable=paytable, limits=limits)

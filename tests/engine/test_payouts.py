@@ -1,5 +1,6 @@
 """Settlement of every bet type, in both modes, on hand-made rounds, including rounding down to the cent."""
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -160,8 +161,6 @@ def test_settle_refuses_unknown_bet_types_and_modes():
 
 
 def test_paytable_round_trips_through_a_json_dict():
-    import json
-
     data = json.loads(json.dumps(DEFAULT_PAYTABLE.to_dict()))
     assert Paytable.from_dict(data) == DEFAULT_PAYTABLE
     assert data["banker"] == "0.95"

@@ -1,8 +1,23 @@
 """Provably fair shoes: commitment, reproducible order, the verifier."""
 
 import hashlib
+import hmac
+import re
+from collections import Counter
+from pathlib import Path
 
-from tables.engine import ALGORITHM, commitment, new_server_seed, new_shoe, shuffled_cards, verify_dealt, verify_shoe
+from tables.engine import (
+    ALGORITHM,
+    Card,
+    commitment,
+    new_server_seed,
+    new_shoe,
+    parse_cards,
+    shuffled_cards,
+    verify_dealt,
+    verify_shoe,
+)
+from tables.engine.fair import HmacStream, shuffle
 
 SEED = "c0ffee" * 10 + "beef"
 
@@ -66,7 +81,6 @@ def test_the_shuffle_puts_a_marked_card_in_every_position_equally_often():
     # 1 deck, 15,600 shuffles from fixed seeds (deterministic): where does the ace of spades land?
     # Expected 300 per position; the threshold is at about 4.4 standard deviations (p ~ 5e-6), so a fair
     # shuffle essentially never fails and, the seeds being fixed, the outcome never changes between runs.
-    from tables.engine import Card
 
     marked = Card.parse("AS")
     runs = 15_600
@@ -80,8 +94,6 @@ def test_the_shuffle_puts_a_marked_card_in_every_position_equally_often():
 
 
 def test_unbiased_draws_reject_words_at_or_above_the_largest_multiple():
-    from tables.engine.fair import HmacStream
-
     stream = HmacStream(bytes(32), "test")
     words = iter([2**32 - 1, 7])
     stream.next_word = lambda: next(words)  # type: ignore[method-assign]
@@ -90,11 +102,6 @@ def test_unbiased_draws_reject_words_at_or_above_the_largest_multiple():
 
 
 def test_fisher_yates_reaches_every_permutation_of_three_cards_equally_often():
-    from collections import Counter
-
-    from tables.engine import parse_cards
-    from tables.engine.fair import HmacStream, shuffle
-
     cards = parse_cards("AS 2S 3S")
     seen = Counter(tuple(map(str, shuffle(cards, HmacStream(f"{n:032x}".encode(), "t")))) for n in range(6000))
     assert len(seen) == 6
@@ -103,8 +110,6 @@ def test_fisher_yates_reaches_every_permutation_of_three_cards_equally_often():
 
 def _reference_v1(seed_hex: str, decks: int, cut_low: int, cut_high: int) -> tuple[list[str], int]:
     """docs/provably-fair.md, implemented as plainly as possible (an auditor's version)."""
-    import hmac
-
     seed = bytes.fromhex(seed_hex)
 
     def words(label: bytes):
@@ -149,10 +154,6 @@ def test_v1_known_answer_for_the_all_zero_seed():
 
 
 def test_the_fast_hmac_equals_the_standard_library_hmac_for_every_key_length():
-    import hmac
-
-    from tables.engine.fair import HmacStream
-
     for length in (16, 32, 63, 64, 65, 100):
         key = bytes(range(length))
         stream = HmacStream(key, "shuffle")
@@ -163,9 +164,6 @@ def test_the_fast_hmac_equals_the_standard_library_hmac_for_every_key_length():
 
 
 def test_the_verifier_printed_in_docs_provably_fair_md_agrees_with_the_engine():
-    import re
-    from pathlib import Path
-
     doc = (Path(__file__).resolve().parents[2] / "docs" / "provably-fair.md").read_text()
     namespace: dict = {}
     exec(re.search(r"```python\n(.*?)```", doc, re.DOTALL).group(1), namespace)

@@ -13,6 +13,7 @@ the moment it exists. Lowest first:
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,68 @@ def test_money_is_defined_once_in_baccarat_site_money():
     assert seen.get("CENT") == ["baccarat_site.money"]
     assert {item: where for item, where in seen.items() if where != ["baccarat_site.money"]} == {}
     assert cent_literals == []
+
+
+#: An amount written by hand rather than by the one formatter: a grouped two-decimal format in Python
+#: (f"{x:,.2f}", format(x, "+,.2f")), toFixed(2) / toLocaleString / Intl.NumberFormat in a script, floatformat
+#: or intcomma in a template. A share or a statistic is written with other specs (".1f", ">12.2f").
+HAND_MADE_MONEY = {
+    ".py": re.compile(r"[:'\"][+\- ]?,\.2f"),
+    ".js": re.compile(r"\.toFixed\(2\)|\.toLocaleString\(|Intl\.NumberFormat\("),
+    ".html": re.compile(r"\|\s*(floatformat|intcomma)\b(?!:0)"),
+}
+#: The one formatter of each language, where writing it by hand is the point.
+MONEY_FORMATTERS = {"baccarat_site/money.py", "static/casino/format.js"}
+
+
+def hand_made_money() -> dict[str, list[str]]:
+    """Every line that writes an amount by hand, by file (under the apps, templates/ and static/)."""
+    found: dict[str, list[str]] = {}
+    roots = [ROOT / package for package in PACKAGES] + [ROOT / "templates", ROOT / "static"]
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            pattern = HAND_MADE_MONEY.get(path.suffix)
+            relative = path.relative_to(ROOT).as_posix()
+            if pattern is None or "migrations" in path.parts or "vendor" in path.parts or relative in MONEY_FORMATTERS:
+                continue
+            for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+                if pattern.search(line):
+                    found.setdefault(relative, []).append(f"{number}: {line.strip()}")
+    return found
+
+
+def test_amounts_are_written_by_the_one_formatter_only():
+    """Python writes an amount through baccarat_site.money.display, templates through ``{{ x|amount }}`` (``{% load
+    amounts %}``, which calls it), scripts through format.js's formatMoney: no second formatter under another name."""
+    found = hand_made_money()
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("suffix", "line"),
+    [
+        (".py", 'return f"{value:,.2f}"'),
+        (".py", 'total = f"{txn.player_total:+,.2f}"'),
+        (".py", 'format(amount, ",.2f")'),
+        (".js", "el.textContent = (cents / 100).toFixed(2);"),
+        (".js", "n.toLocaleString('en-US', {minimumFractionDigits: 2})"),
+        (".js", 'const money = new Intl.NumberFormat("en-US");'),
+        (".html", '<td>{{ asked.amount|floatformat:"2g" }}</td>'),
+        (".html", "{{ total|intcomma }}"),
+    ],
+)
+def test_the_hand_made_money_check_catches_each_form(suffix, line):
+    assert HAND_MADE_MONEY[suffix].search(line)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "line"),
+    [
+        (".py", 'f"{test.name:<28} {test.statistic:>12.2f}"'),
+        (".py", 'return f"{cents(value):.2f}"'),
+        (".js", "const pct = (n) => ((100 * n) / rounds).toFixed(1);"),
+        (".html", "{{ row.seconds_to_close|floatformat:0 }} s"),
+    ],
+)
+def test_the_hand_made_money_check_lets_other_numbers_be(suffix, line):
+    assert not HAND_MADE_MONEY[suffix].search(line)

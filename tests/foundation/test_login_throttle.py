@@ -4,10 +4,11 @@ page, the admin's login, the API token), with a clear message in the player's la
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.hashers import identify_hasher
+from django.contrib.auth.hashers import identify_hasher, make_password
 from django.test import Client
 from rest_framework.test import APIClient
 
+from baccarat_site import settings as project_settings
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -87,10 +88,6 @@ def test_the_api_token_endpoint_answers_json_and_locks_out_with_429():
 
 
 def test_new_passwords_are_hashed_with_argon2_and_old_pbkdf2_hashes_still_verify_and_are_upgraded(settings):
-    from django.contrib.auth.hashers import make_password
-
-    from baccarat_site import settings as project_settings
-
     settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS  # the suite hashes with MD5 (conftest)
     user = make_user("vera", PASSWORD)
     assert identify_hasher(user.password).algorithm == "argon2"

@@ -3,6 +3,7 @@ once the page answers, Ctrl-C; and `make run` installs the runtime requirements 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+import websockets
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,8 +37,6 @@ def _get(url: str) -> tuple[int, bytes]:
 
 
 async def _ws_snapshot(url: str) -> dict:
-    import websockets
-
     async with websockets.connect(url, origin=url.replace("ws://", "http://").split("/ws/")[0]) as ws:
         await ws.send(json.dumps({"type": "ping"}))
         return json.loads(await ws.recv())
@@ -79,8 +79,6 @@ def test_run_serves_pages_api_and_websocket_then_ctrl_c_stops_everything(tmp_pat
         status, body = _get(base + "/")
         assert b"Baccarat 1" in body
         assert b"Mini Baccarat 1" in body
-
-        import asyncio
 
         frame = asyncio.run(_ws_snapshot(f"ws://127.0.0.1:{port}/ws/tables/1/"))
         assert frame["type"] in {"snapshot", "pong"}

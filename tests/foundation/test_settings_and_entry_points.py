@@ -6,13 +6,15 @@ import io
 import sys
 
 import pytest
+from django.core import signals
+from django.db import close_old_connections, connection, transaction
 
 from baccarat_site.settings import env_prepare_threshold
+from baccarat_site.wsgi import application
+from wallets.services import prepared_cursor
 
 
 def test_prepared_statements_are_on_by_default_on_the_live_connection(db):
-    from django.db import connection
-
     connection.ensure_connection()
     assert connection.connection.prepare_threshold == 5
 
@@ -24,10 +26,6 @@ def test_db_prepare_threshold_sets_it_or_turns_it_off_for_poolers(monkeypatch, v
 
 
 def test_the_money_path_statements_really_are_prepared_after_a_few_confirms(db):
-    from django.db import connection, transaction
-
-    from wallets.services import prepared_cursor
-
     for _ in range(6):
         with transaction.atomic(), prepared_cursor() as cursor:
             cursor.execute("SELECT %s::int + 1", [41])
@@ -38,11 +36,6 @@ def test_the_money_path_statements_really_are_prepared_after_a_few_confirms(db):
 
 
 def test_the_wsgi_entry_point_serves_the_rest_api(db):
-    from django.core import signals
-    from django.db import close_old_connections
-
-    from baccarat_site.wsgi import application
-
     status: list[str] = []
     environ = {
         "REQUEST_METHOD": "GET",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from channels.testing import WebsocketCommunicator
 
+from baccarat_site.asgi import application
 from baccarat_site.ws_origin import origin_allowed
 
 
@@ -61,8 +62,6 @@ def test_a_trusted_origin_and_a_tls_proxy_are_honoured(settings):
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_real_application_refuses_a_page_on_another_port():
-    from baccarat_site.asgi import application
-
     other_port = WebsocketCommunicator(
         application, "/ws/lobby/", headers=[(b"origin", b"http://testserver:8081"), (b"host", b"testserver:8000")]
     )

@@ -1,13 +1,17 @@
-"""Shared fixtures for the tables tests (append new fixtures below; keep existing ones)."""
+"""Fixtures the tables tests share: ``player`` (a user with a funded wallet), ``betting_round`` (a round open for
+bets for a minute), ``place`` (a batch of bets through ``bet_place``) and ``deal`` (a round dealt from given
+cards and left in ``result``). The fake clock is the top conftest's ``clock`` (tests/clock.py)."""
 
 from __future__ import annotations
 
-# ── money and bets (tables.services.bets, the REST API) ──────────────────────
 import uuid
 from decimal import Decimal
 
 import pytest
 
+from tables.engine import deal_round, parse_cards
+from tables.models import Round
+from tables.services.placement import bet_place
 from tests.factories import make_round, make_table, make_user
 from wallets import services as wallet_services
 
@@ -35,7 +39,6 @@ def betting_round(db):
 @pytest.fixture
 def place(db):
     """``place(user, round, ("player", "10.00"), …, mode=…, key=…)`` → bet_place's answer."""
-    from tables.services.placement import bet_place
 
     def do(user, round_, *bets: tuple[str, str], mode: str = "traditional", key: str | None = None) -> dict:
         return bet_place(
@@ -52,8 +55,6 @@ def place(db):
 @pytest.fixture
 def deal(db):
     """``deal(round_, "5H KD 3C 9S 8D 2C")`` → the round dealt from those cards and left in ``result``."""
-    from tables.engine import deal_round, parse_cards
-    from tables.models import Round
 
     def do(round_, cards: str) -> Round:
         result = deal_round(iter(parse_cards(cards)))

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.urls import NoReverseMatch, reverse
 
-from tables.models import Round
+from tables.models import Round, Table
 from tables.selectors import reports
 from tests.factories import make_round, make_table, make_user
 from tests.tables.services.rounds_kit import Clock, drive_to_state, fast_table, make_player, place
@@ -159,8 +159,6 @@ def test_staff_without_the_view_permissions_are_refused(client):
 
 
 def test_a_retired_table_is_not_on_the_floor(client, operator):
-    from tables.models import Table
-
     kept, gone = make_table("Kept"), make_table("Gone")
     Table.objects.filter(pk=gone.pk).update(status=Table.Status.RETIRED)
     page = client.get(reverse("admin_floor:floor_live")).content.decode()

@@ -6,10 +6,15 @@ from decimal import Decimal
 
 import pytest
 from auditlog.models import LogEntry
+from django.contrib.admin.models import LogEntry as AdminLogEntry
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 
-from tables.models import Variant
-from tests.factories import make_user, make_variant
+from tables.models import Table, Variant, VariantBet
+from tables.services.variants import variant_create
+from tests.factories import make_table, make_user, make_variant
 from tests.tables.browser_form import form_data
+from tests.tables.services.rounds_kit import fast_table
 from tests.tables.test_admin_operators import variant_form
 
 
@@ -183,11 +188,6 @@ def test_a_refused_variant_field_is_not_reported_again_against_stale_values(clie
     ],
 )
 def test_variant_create_refuses_what_the_admin_refuses_and_writes_nothing(db, fields, key, message):
-    from django.core.exceptions import ValidationError
-
-    from tables.models import VariantBet
-    from tables.services.variants import variant_create
-
     with pytest.raises(ValidationError) as error:
         variant_create(name="Broken", **fields)
     assert message in " ".join(error.value.message_dict[key])
@@ -210,8 +210,6 @@ def table_url(table) -> str:
 
 
 def table_pace(table) -> tuple:
-    from tables.models import Table
-
     fresh = Table.objects.get(pk=table.pk)
     return fresh.betting_seconds, fresh.deal_interval_ms, fresh.result_seconds, fresh.settle_delay_ms
 
@@ -230,8 +228,6 @@ def table_pace(table) -> tuple:
     ],
 )
 def test_a_table_pace_outside_the_playable_range_is_refused(client, operator, field, value, message):
-    from tests.factories import make_table
-
     table = make_table("Paced", make_variant("Paced rules"))
     before = table_pace(table)
     page = refused(browser_post(client, table_url(table), "table_form", **{field: value}))
@@ -240,8 +236,6 @@ def test_a_table_pace_outside_the_playable_range_is_refused(client, operator, fi
 
 
 def test_a_table_pace_at_the_edges_of_the_range_is_saved(client, operator):
-    from tests.factories import make_table
-
     table = make_table("Paced", make_variant("Paced rules"))
     for pace in (("5", "100", "1", "0"), ("120", "10000", "60", "10000")):
         fields = dict(
@@ -263,17 +257,11 @@ def test_a_table_pace_at_the_edges_of_the_range_is_saved(client, operator):
     ],
 )
 def test_the_database_refuses_a_pace_beyond_its_bounds(db, fields):
-    from django.db import IntegrityError, transaction
-
-    from tests.factories import make_table
-
     with pytest.raises(IntegrityError), transaction.atomic():
         make_table("Too slow", make_variant("Too slow rules"), **fields)
 
 
 def test_the_database_takes_the_fast_pace_tests_drive_tables_at(db):
-    from tests.tables.services.rounds_kit import fast_table
-
     table = fast_table(deal_interval_ms=0)
     assert table_pace(table) == (1, 0, 0, 0)
 
@@ -282,8 +270,6 @@ def test_the_database_takes_the_fast_pace_tests_drive_tables_at(db):
 
 
 def audit_updates(variant: Variant) -> int:
-    from django.contrib.admin.models import LogEntry as AdminLogEntry
-
     return (
         LogEntry.objects.get_for_object(variant).filter(action=LogEntry.Action.UPDATE).count()
         + AdminLogEntry.objects.filter(object_id=str(variant.pk)).count()

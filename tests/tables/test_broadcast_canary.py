@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import time
+from contextlib import ExitStack
 
 import pytest
 import websockets
@@ -63,8 +64,6 @@ def start_daphne(stack, tmp_path, **env: str) -> int:
 
 @pytest.mark.parametrize("direct", ["on", "off"])
 def test_the_fast_path_is_in_use_under_daphne_and_turning_it_off_still_delivers(tmp_path, direct):
-    from contextlib import ExitStack
-
     table = make_table(f"Canary {direct}", make_variant(f"Canary {direct} rules"))
     with ExitStack() as stack:
         port = start_daphne(stack, tmp_path, BROADCAST_DIRECT_WRITES=direct)
@@ -105,8 +104,6 @@ def handshake_and_stop_reading(port: int, path: str) -> socket.socket:
 
 @pytest.mark.parametrize("direct", ["on", "off"])
 def test_a_client_that_stops_reading_is_dropped_and_the_others_get_every_frame(tmp_path, direct):
-    from contextlib import ExitStack
-
     table = make_table(f"Slow {direct}", make_variant(f"Slow {direct} rules"))
     count, size = 200, 50_000
     with ExitStack() as stack:

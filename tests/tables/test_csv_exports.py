@@ -12,6 +12,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from baccarat_site import csvexport
 from tests.factories import make_user
 from tests.tables.services.rounds_kit import Clock, drive_to_state, fast_table, make_player, place
 
@@ -83,8 +84,6 @@ def test_every_export_escapes_a_formula_looking_name_the_same_way(client, name):
     ],
 )
 def test_a_cell_is_escaped_when_it_is_text_starting_with_a_formula_sign(value, cell):
-    from baccarat_site import csvexport
-
     assert csvexport.cell(value) == cell
     if isinstance(value, str):
         assert csvexport.text(value) == cell

@@ -10,6 +10,7 @@ from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
+from baccarat_site.asgi import application
 from tables import presence
 from tables.engine import roads
 from tables.events import LOBBY_GROUP, table_group
@@ -271,8 +272,6 @@ async def test_a_frame_too_large_is_refused_and_the_socket_closed():
 
 
 async def test_the_real_application_lets_anyone_watch_the_lobby_but_refuses_foreign_origins():
-    from baccarat_site.asgi import application
-
     await database_sync_to_async(fast_table)("Open to all")
     watcher = WebsocketCommunicator(
         application, "/ws/lobby/", headers=[(b"origin", b"http://testserver"), (b"host", b"testserver")]

@@ -1,7 +1,11 @@
 """The player's pages render for everyone they are meant for, and only for them."""
 
+import json
+import re
+
 import pytest
 
+from tables.engine import DEFAULT_PAYTABLE
 from tests.factories import make_table, make_user, make_variant
 
 
@@ -60,17 +64,12 @@ def test_the_bet_record_renders_for_a_player(client, table):
 
 
 def _config(content: bytes) -> dict:
-    import json
-    import re
-
     match = re.search(rb'<script id="table-config" type="application/json">(.*?)</script>', content, re.S)
     assert match, "the table page carries its board as JSON"
     return json.loads(match.group(1))
 
 
 def test_the_board_shows_the_tables_own_paytable_in_both_modes(client, db):
-    from tables.engine import DEFAULT_PAYTABLE
-
     paytable = DEFAULT_PAYTABLE.to_dict() | {"tie": "9"}
     table = make_table("Nine", make_variant("Tie 9", paytable=paytable))
     content = client.get(f"/tables/{table.id}/").content

@@ -8,7 +8,6 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from html.parser import HTMLParser
-from unittest import mock
 
 import pytest
 from django.urls import reverse
@@ -261,12 +260,12 @@ def test_day_range_refuses_days_it_cannot_bound():
     assert reports.day_range(reports.FIRST_DAY, reports.LAST_DAY)[1] == datetime(9999, 1, 1, tzinfo=UTC)
 
 
-def test_players_by_day_open_from_the_ledger_before_the_day(client, operator, day_of_play):
+def test_players_by_day_open_from_the_ledger_before_the_day(client, operator, day_of_play, clock):
     alice, bob = day_of_play["alice"], day_of_play["bob"]
     today = reports.utc_today()
     yesterday = today - timedelta(days=1)
     # A player funded yesterday (the ledger stamps entries with timezone.now()).
-    with mock.patch("django.utils.timezone.now", return_value=datetime.combine(yesterday, datetime.min.time(), UTC)):
+    with clock.frozen_at(datetime.combine(yesterday, datetime.min.time(), UTC)):
         dave = make_player("dave", "250.00")
     wallet_services.wallet_deposit(user=dave, amount=Decimal("50.00"), reason="test: top-up")
     settled_round(

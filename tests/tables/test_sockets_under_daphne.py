@@ -11,6 +11,7 @@ import time
 
 import pytest
 import websockets
+from channels_redis.core import RedisChannelLayer
 
 from tests import processes
 from tests.factories import make_table, make_variant
@@ -79,7 +80,6 @@ def test_close_codes_and_a_redis_restart_under_real_daphne(tmp_path):
                         async with websockets.connect(url, origin=origin) as ws:
                             await next_frame(ws, "snapshot", timeout=5)
                             await asyncio.sleep(0.5)  # the hub has joined the table's group
-                            from channels_redis.core import RedisChannelLayer
 
                             layer = RedisChannelLayer(
                                 hosts=[f"redis://127.0.0.1:{redis_port}/0"], prefix="daphne-close"

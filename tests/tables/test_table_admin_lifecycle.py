@@ -12,9 +12,11 @@ from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from baccarat_site.errors import DomainError
 from baccarat_site.roles import TABLE_OPERATORS
 from tables.models import Table, TableLimit
-from tables.selectors.tables import table_detail, table_list
+from tables.selectors.tables import table_detail, table_list, table_minimum_stake
+from tables.services import controls
 from tests.factories import make_round, make_table, make_user, make_variant
 from tests.tables.services.rounds_kit import Clock, drive, drive_to_state, fast_table, make_player, place
 
@@ -151,8 +153,6 @@ def test_a_narrowing_row_for_a_bet_the_variant_does_not_offer_is_refused(client,
 
 
 def test_a_round_opens_with_the_tables_narrowed_limits_and_placement_refuses_above_them():
-    from baccarat_site.errors import DomainError
-
     table = fast_table()
     TableLimit.objects.create(table=table, bet_type="tie", max_stake=Decimal("10.00"))
     Table.objects.filter(pk=table.pk).update(pb_difference_limit=Decimal("70.00"))
@@ -198,8 +198,6 @@ def test_a_narrowed_maximum_refuses_a_bet_above_it_through_the_rest_api(db):
 
 
 def test_the_rest_table_list_hides_closed_and_retired_tables_and_never_shows_the_operators_reason(db):
-    from tables.services import controls
-
     _shown, paused, closed, retired = (fast_table(n) for n in ("Shown", "Paused", "Closed", "Retired"))
     controls.table_pause(table_id=paused.pk, reason="Secret: camera 3 broken")
     for table in (closed, retired):
@@ -221,9 +219,6 @@ def test_the_rest_table_list_hides_closed_and_retired_tables_and_never_shows_the
 
 
 def test_the_refill_threshold_follows_a_tables_narrowed_minimum_and_ignores_retired_tables(db):
-    from tables.selectors.tables import table_minimum_stake
-    from tables.services import controls
-
     only = fast_table("Only")
     assert table_minimum_stake() == Decimal("1.00")
     TableLimit.objects.bulk_create(

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from tables.models import Table
 from tests import processes
 from tests.factories import make_table, make_variant
 
@@ -53,7 +54,6 @@ def test_the_worker_survives_three_redis_restarts_and_keeps_running_tasks(tmp_pa
                     assert time.monotonic() < deadline, f"restart {restart}: no tasks ran\n{log.read_text()[-4000:]}"
                     time.sleep(0.2)
             assert "Unrecoverable error" not in log.read_text()
-        from tables.models import Table
 
         Table.objects.update(status=Table.Status.PAUSED, next_action_at=None)
     finally:

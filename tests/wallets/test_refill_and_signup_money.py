@@ -5,13 +5,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from django.db import connections
-from django.utils import timezone
 
 from baccarat_site.accounts.selectors import refill_status
 from baccarat_site.accounts.services import player_refill
@@ -58,18 +56,6 @@ def run_together(count: int, task: Callable[[int], Any]) -> list[Any]:
 
     with ThreadPoolExecutor(max_workers=count) as pool:
         return [future.result(timeout=60) for future in [pool.submit(call, i) for i in range(count)]]
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    """``clock(minutes)`` moves every ``timezone.now()`` (the services', the selectors', the ledger's) forward."""
-    real_now = timezone.now
-
-    def advance(minutes: float) -> None:
-        offset = timedelta(minutes=minutes)
-        monkeypatch.setattr(timezone, "now", lambda: real_now() + offset)
-
-    return advance
 
 
 @pytest.fixture
@@ -175,14 +161,14 @@ def test_one_refill_an_hour_says_how_long_is_left_then_allows_the_next(newcomer,
     assert refused.value.as_dict()["retry_after"] == refused.value.retry_after
     assert "60 minutes" in refused.value.detail
 
-    clock(59)
+    clock.move(minutes=59)
     with pytest.raises(services.RefillTooSoon) as refused:
         player_refill(user=newcomer)
     assert 1 <= refused.value.retry_after <= 60
     assert "1 minute." in refused.value.detail
     assert balance_of(newcomer) == Decimal("3.00")
 
-    clock(60)
+    clock.move(minutes=1)
     player_refill(user=newcomer)
     assert balance_of(newcomer) == Decimal("1000.00")
     assert LedgerTransaction.objects.filter(reference=f"refill:{newcomer.pk}").count() == 2
@@ -201,7 +187,7 @@ def test_the_status_the_profile_page_shows_follows_the_same_rules(newcomer, cloc
     assert refill_status(user=newcomer).allowed
     player_refill(user=newcomer)
     spend_down_to(newcomer, "5.00")
-    clock(30)
+    clock.move(minutes=30)
     status = refill_status(user=newcomer)
     assert status.refusal == "refill_too_soon"
     assert 1790 <= status.retry_after <= 1800

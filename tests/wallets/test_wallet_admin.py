@@ -12,9 +12,12 @@ from auditlog.models import LogEntry
 from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.core.management import call_command
+from django.db import transaction
 from django.urls import reverse
 
 from tests.factories import make_user
+from tests.tables.services.rounds_kit import Clock, balance_of, drive_to_state, fast_table, place
+from tests.tables.services.rounds_kit import make_player as funded_player
 from wallets import selectors, services
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
@@ -317,9 +320,6 @@ def test_the_ledger_lists_filter_by_kind_and_date_and_search_by_username_and_ref
 
 
 def test_the_house_wallet_shows_its_balance_derived_from_its_ledger_entries_after_bets_settle(admin_client):
-    from tests.tables.services.rounds_kit import Clock, balance_of, drive_to_state, fast_table, place
-    from tests.tables.services.rounds_kit import make_player as funded_player
-
     alice, bob = funded_player("alice", "500.00"), funded_player("bob", "300.00")
     table = fast_table()
     clock = Clock()
@@ -351,8 +351,6 @@ def test_the_house_wallet_shows_its_balance_derived_from_its_ledger_entries_afte
 def test_the_house_balance_from_ledger_follows_stakes_and_payouts_posted_through_the_wallet_services(
     admin_client, make_player
 ):
-    from django.db import transaction
-
     alice, bob = make_player("alice", "200.00"), make_player("bob", "100.00")
     for user, stake in ((alice, "80.00"), (bob, "30.00"), (alice, "20.00")):
         with transaction.atomic():

@@ -7,7 +7,7 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError, call_command, execute_from_command_line
 from django.db import connection
 
 from wallets.models import LedgerTransaction, Wallet
@@ -81,8 +81,6 @@ def test_reconcile_passes_on_a_sound_ledger_and_fails_when_a_balance_is_tampered
 
 
 def test_reconcile_exits_non_zero_from_the_command_line_on_a_mismatch(db):
-    from django.core.management import execute_from_command_line
-
     run("create_player", "--reason", "test account", "zoe", "--password", "secret-pass-1", "--deposit", "100.00")
     with connection.cursor() as cursor:
         cursor.execute("UPDATE wallets_wallet SET balance = 7 WHERE user_id IS NOT NULL")

@@ -7,9 +7,12 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+import redis
 from django.utils import timezone
 
 from tables.models import Bet, BetPlacement, Round
+from tables.services import rate
+from tables.services.placement import bet_place
 from tests.factories import make_round, make_table, make_variant
 from wallets.models import LedgerEntry, Wallet
 
@@ -216,8 +219,6 @@ def test_confirms_are_throttled_per_user_with_429(player, betting_round, client_
 
 def test_the_websocket_and_rest_share_one_service_with_the_same_answers(player, betting_round, client_for):
     """A request body as JSON text and the parsed body give the same fingerprint (replay across transports)."""
-    from tables.services.placement import bet_place
-
     alice = player("alice", "100.00")
     first = post(client_for(alice), betting_round.pk, GOOD, key="cross").json()
     again = bet_place(
@@ -231,10 +232,6 @@ def test_the_websocket_and_rest_share_one_service_with_the_same_answers(player, 
 
 
 def test_when_redis_fails_the_throttle_lets_the_confirm_through(player, betting_round, client_for, monkeypatch):
-    import redis
-
-    from tables.services import rate
-
     def broken():
         raise redis.ConnectionError("down")
 

@@ -7,35 +7,21 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from auditlog.models import LogEntry
 from django.utils import timezone
+from drf_spectacular.generators import SchemaGenerator
 
 from baccarat_site.accounts.models import PlayLimit
+from baccarat_site.accounts.services import sign_in_record
 from tables.models import Bet
+from tables.services.controls import round_cancel
+from tables.services.settlement import round_settle
 from tests.factories import make_round, make_table
 from tests.tables.apis.test_api_bets import bets, post, snapshot
 from wallets import services as wallet_services
 from wallets.models import Wallet
 
 LIMITS = "/api/account/limits/"
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    """``clock.move(hours=…)``: every ``timezone.now()`` from then on is that much later than the real now."""
-    real_now = timezone.now
-
-    class Clock:
-        offset = timedelta()
-
-        def move(self, **delta: float) -> None:
-            self.offset += timedelta(**delta)
-
-        def now(self) -> datetime:
-            return real_now() + self.offset
-
-    fake = Clock()
-    monkeypatch.setattr(timezone, "now", fake.now)
-    return fake
 
 
 def put(client, body):
@@ -187,8 +173,6 @@ def test_a_bet_up_to_the_limit_passes_and_one_cent_past_it_is_refused_whole(play
 
 
 def test_a_refunded_stake_counts_neither_as_wagered_nor_lost(player, betting_round, client_for):
-    from tables.services.controls import round_cancel
-
     alice = player("alice", "100.00")
     client = client_for(alice)
     put(client, {"wager_day": "20.00", "loss_day": "20.00"})
@@ -202,8 +186,6 @@ def test_a_refunded_stake_counts_neither_as_wagered_nor_lost(player, betting_rou
 
 
 def test_a_settled_bet_counts_stake_minus_what_it_returned(player, betting_round, client_for, deal):
-    from tables.services.settlement import round_settle
-
     alice = player("alice", "100.00")
     client = client_for(alice)
     put(client, {"loss_day": "15.00", "wager_day": "100.00"})
@@ -255,8 +237,6 @@ def fresh_round():
 
 
 def test_the_session_limit_stops_bets_until_a_sign_in_after_the_break(player, client_for, clock):
-    from baccarat_site.accounts.services import sign_in_record
-
     alice = player("alice", "100.00")
     client = client_for(alice)
     put(client, {"session_minutes": 60})
@@ -309,8 +289,6 @@ def test_a_refill_past_the_deposit_limit_is_refused_and_one_at_the_line_passes(p
 
 
 def test_the_openapi_schema_describes_the_limits_endpoint():
-    from drf_spectacular.generators import SchemaGenerator
-
     schema = SchemaGenerator().get_schema(request=None, public=True)
     operations = schema["paths"]["/api/account/limits/"]
     assert set(operations) == {"get", "put"}
@@ -319,8 +297,6 @@ def test_the_openapi_schema_describes_the_limits_endpoint():
 
 
 def test_every_change_is_audited_with_the_player_as_actor(player, client_for):
-    from auditlog.models import LogEntry
-
     alice = player("alice")
     put(client_for(alice), {"loss_day": "40.00"})
     put(client_for(alice), {"loss_day": "40.00"})  # the same again: nothing changes, nothing is audited

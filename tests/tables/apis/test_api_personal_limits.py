@@ -6,6 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from baccarat_site.accounts.services import player_limit_set
 from tests.factories import make_round, make_table, make_user, make_variant
@@ -102,9 +104,6 @@ def test_the_table_detail_shows_a_signed_in_player_their_personal_limits(restric
 
 def test_a_personal_maximum_costs_a_confirm_no_extra_statement(restricted, player, place, pb_round):
     """It is read inside the placement's existing query (tables/services/placement.py ``_MINE_ON_ROUND``)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     place(player("warm", "100.00"), pb_round, ("tie", "1.00"))  # the round's stake row and the id sequence
     counts = []
     for user in (restricted("alice", "100.00"), player("carol", "100.00")):

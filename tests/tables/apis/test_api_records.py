@@ -12,7 +12,7 @@ from django.utils import timezone
 from tables import events
 from tables.models import Bet, Round
 from tables.services import settlement
-from tests.factories import make_round, make_table
+from tests.factories import make_round, make_table, make_user
 
 
 @pytest.fixture
@@ -160,8 +160,6 @@ def test_the_wallet_and_ledger_are_the_callers_own(played, client_for):
 
 
 def test_a_new_player_without_bets_has_an_empty_record_and_wallet(client_for, db):
-    from tests.factories import make_user
-
     newbie = client_for(make_user("newbie"))
     assert newbie.get("/api/bets/").json()["results"] == []
     assert newbie.get("/api/wallet/").json()["balance"] == "0.00"
@@ -175,8 +173,6 @@ def test_personal_reads_need_a_signed_in_player(client_for, db, path):
 
 
 def test_a_token_comes_from_username_and_password_and_bad_ones_get_a_code(client_for, db):
-    from tests.factories import make_user
-
     make_user("zoe", password="pass-word-123")
     anonymous = client_for(None)
     good = anonymous.post("/api/auth/token/", {"username": "zoe", "password": "pass-word-123"}, format="json")

@@ -7,7 +7,11 @@ import json
 import time
 
 import pytest
+from asgiref.testing import ApplicationCommunicator
+from rest_framework.parsers import JSONParser
 from rest_framework.test import APIClient
+
+from baccarat_site.asgi import application
 
 pytestmark = pytest.mark.django_db
 
@@ -35,8 +39,6 @@ BIG_LIST = json.dumps(["x" * 10] * 172_000).encode()  # 2.4 MB of JSON list
 
 
 def test_a_2_4_mb_json_body_to_the_token_endpoint_is_413_at_once_without_being_parsed(monkeypatch):
-    from rest_framework.parsers import JSONParser
-
     def never(*args, **kwargs):
         raise AssertionError("a body over the cap reached the JSON parser")
 
@@ -64,10 +66,6 @@ def test_every_api_endpoint_refuses_a_body_over_the_cap_and_takes_one_under_it(p
 
 async def _asgi_post(path: str, chunks: list[bytes], headers: list[tuple[bytes, bytes]]) -> tuple[int, dict]:
     """POST ``chunks`` to the project's ASGI application as a chunked body (no Content-Length)."""
-    from asgiref.testing import ApplicationCommunicator
-
-    from baccarat_site.asgi import application
-
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},

@@ -5,11 +5,15 @@ limit, a muted or suspended player, a delete reaching open sockets, history for 
 from __future__ import annotations
 
 import asyncio
+import json
+from datetime import timedelta
 
 import pytest
+from auditlog.models import LogEntry
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import override_settings
+from django.utils import timezone
 
 from baccarat_site.accounts import services as accounts
 from tables.models import ChatMessage
@@ -146,8 +150,6 @@ async def test_the_sixth_message_in_ten_seconds_is_refused_with_retry_after_and_
 
 
 async def test_a_muted_player_cannot_write_until_unmuted_and_both_are_audited():
-    from auditlog.models import LogEntry
-
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice")
     moderator = await database_sync_to_async(staff)()
@@ -186,8 +188,6 @@ async def test_a_suspended_player_cannot_write():
     await say(socket, "still here?")
     output = await socket.receive_output(timeout=5)
     if output["type"] == "websocket.send":
-        import json
-
         frame = json.loads(output["text"])
         assert frame["type"] == "error", frame
         assert frame["code"] in ("not_authenticated", "account_suspended"), frame
@@ -235,10 +235,6 @@ async def test_a_delete_reaches_every_open_socket_and_leaves_the_history():
 
 
 async def test_a_late_joiner_gets_the_recent_messages_in_its_snapshot_but_not_older_ones():
-    from datetime import timedelta
-
-    from django.utils import timezone
-
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice")
     socket, _ = await sit(table.pk, alice)

@@ -7,11 +7,15 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import Group
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 
-from tables.consumers import CLOSE_SIGNED_OUT
+from baccarat_site import roles
+from baccarat_site.accounts import services
+from tables.consumers import CLOSE_SIGNED_OUT, TableConsumer
 from tables.routing import websocket_urlpatterns
+from tests.factories import make_user
 from tests.tables.services.rounds_kit import fast_table, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -88,8 +92,6 @@ async def test_a_password_change_closes_every_socket_of_the_player_with_4401():
 
 
 async def test_a_socket_closed_for_a_sign_out_forwards_no_personal_event_that_was_already_on_its_way():
-    from tables.consumers import TableConsumer
-
     consumer = TableConsumer()
     consumer.table_id, consumer.ended = 1, True
     sent = []
@@ -104,12 +106,6 @@ async def test_a_socket_closed_for_a_sign_out_forwards_no_personal_event_that_wa
 
 @pytest.mark.parametrize("stop", ["suspend", "time_out"])
 async def test_a_suspension_or_a_time_out_closes_every_socket_of_the_player_with_4401(stop):
-    from django.contrib.auth.models import Group
-
-    from baccarat_site import roles
-    from baccarat_site.accounts import services
-    from tests.factories import make_user
-
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice")
     bob = await database_sync_to_async(make_player)("bob")

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.base import SessionBase
@@ -16,8 +17,11 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 
 from baccarat_site.asgi import application
+from tables import hub
+from tables.hub import TableHub
 from tables.models import Round
 from tables.routing import websocket_urlpatterns
+from tables.services import controls
 from tests.tables.services.rounds_kit import (
     Clock,
     balance_of,
@@ -391,8 +395,6 @@ async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there():
 
 
 async def test_sockets_of_one_process_share_one_membership_of_the_table_group_and_leave_none_behind():
-    from channels.layers import get_channel_layer
-
     table = await database_sync_to_async(fast_table)()
     layer = get_channel_layer()
     members = layer._group_key(f"table_{table.pk}")
@@ -423,8 +425,6 @@ async def test_the_channel_layers_redis_client_waits_longer_than_a_blocking_read
     """The fast check of what the slow test below proves end to end: every Redis connection of the channel layer
     waits for a reply longer than channels_redis blocks in one read (redis-py 8 defaults to 5 s, as long as the
     read: an idle consumer would then crash every 5 s)."""
-    from channels.layers import get_channel_layer
-
     layer = get_channel_layer()
     assert layer.ring_size >= 1
     for index in range(layer.ring_size):
@@ -439,8 +439,6 @@ async def test_the_channel_layers_redis_client_waits_longer_than_a_blocking_read
 # time; the fast test above checks the same settings without waiting.
 @pytest.mark.slow
 async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still_gets_the_next_events():
-    from channels.layers import get_channel_layer
-
     layer = get_channel_layer()
     reads: list[tuple[float, str]] = []  # (how long a blocking read took, what it ended with)
     started = []
@@ -486,8 +484,6 @@ async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still
 
 
 async def test_watchers_hear_pauses_resumes_and_cancellations():
-    from tables.services import controls
-
     table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "50.00")
     clock = Clock()
@@ -531,10 +527,6 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
 
 
 async def test_sockets_connecting_together_share_one_snapshot_read_until_the_next_table_event(monkeypatch):
-    from channels.layers import get_channel_layer
-
-    from tables import hub
-
     reads = []
     real = hub.table_snapshot
 
@@ -562,10 +554,6 @@ async def test_sockets_connecting_together_share_one_snapshot_read_until_the_nex
 
 
 async def test_a_personal_event_waits_until_the_table_event_before_it_is_written_out():
-    from channels.layers import get_channel_layer
-
-    from tables.hub import TableHub
-
     table = await database_sync_to_async(fast_table)()
     alice = await database_sync_to_async(make_player)("alice", "20.00")
     player = await connect(table.pk, user=alice)

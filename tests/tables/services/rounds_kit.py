@@ -14,8 +14,10 @@ from django.utils import timezone
 
 from tables.models import Round, Table
 from tables.services import ticker
+from tables.services.placement import bet_place
 from tests.factories import make_table, make_user
 from wallets import services as wallet_services
+from wallets.models import Wallet
 
 
 def make_player(username: str = "alice", balance: str = "1000.00"):
@@ -32,14 +34,10 @@ def fast_table(name: str = "Fast", **fields: Any) -> Table:
 
 
 def balance_of(user: Any) -> Decimal:
-    from wallets.models import Wallet
-
     return Wallet.objects.get(user=user).balance
 
 
 def place(user: Any, round_id: int, *bets: tuple[str, str], mode: str = "traditional") -> dict:
-    from tables.services.placement import bet_place
-
     return bet_place(
         user=user,
         round_id=round_id,

@@ -20,6 +20,7 @@ from tables.selectors.bets import casino_reconciliation
 from tables.services import placement, settlement
 from tests.factories import make_round, make_table
 from wallets import selectors as wallet_selectors
+from wallets import services as wallet_services
 from wallets.models import LedgerTransaction, Wallet
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -264,7 +265,6 @@ def test_players_never_wait_for_each_other_on_the_round_or_the_house(player, mon
         assert set(Bet.objects.filter(round=round_).values_list("user_id", flat=True)) == {bob.pk}  # hers unseen
         release.set()
         assert held.result(10)["balance"] == "84.00"
-    from wallets import services as wallet_services
 
     assert Bet.objects.filter(round=round_).count() == 6
     assert wallet_services.house_wallet().balance == Decimal("0.00")  # derived from the ledger, never updated

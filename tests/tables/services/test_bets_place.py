@@ -6,6 +6,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from baccarat_site.errors import DomainError
@@ -13,7 +14,7 @@ from tables import events
 from tables.models import Bet, BetPlacement, Round
 from tables.selectors.bets import casino_reconciliation
 from tables.services import placement
-from tests.factories import make_round, make_table, make_variant
+from tests.factories import make_round, make_table, make_user, make_variant
 from wallets import selectors as wallet_selectors
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
@@ -206,8 +207,6 @@ def test_a_batch_the_wallet_does_not_cover_is_refused(player, betting_round, pla
 
 
 def test_a_player_without_a_wallet_has_nothing_to_bet(player, betting_round, place):
-    from tests.factories import make_user
-
     refused("insufficient_funds", place, make_user("nobody"), betting_round, ("player", "1.00"))
 
 
@@ -258,8 +257,6 @@ def test_the_table_hears_that_bets_changed_after_commit(
 
 
 def test_an_anonymous_caller_cannot_place_bets(betting_round):
-    from django.contrib.auth.models import AnonymousUser
-
     error = refused(
         "not_authenticated",
         placement.bet_place,

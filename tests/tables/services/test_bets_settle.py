@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import connection
 
 from tables import events
 from tables.models import Bet, BetOutcome, Round
 from tables.selectors.bets import casino_reconciliation
 from tables.services import settlement
+from tests.factories import make_round, make_table
 from wallets.models import LedgerTransaction, Wallet
 
 # P 3 2 | 8 → 3, B 6 K → 6 stands: Banker wins with a two-card 6.
@@ -127,8 +132,6 @@ def test_settling_twice_pays_once(player, betting_round, place, deal, sent):
 
 
 def planner_settings() -> tuple[str, str]:
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('enable_sort'), current_setting('enable_nestloop')")
         return cursor.fetchone()
@@ -154,8 +157,6 @@ def test_the_plans_settlement_forces_are_undone_before_the_rest_of_the_transacti
 
 @pytest.mark.parametrize("state", ["betting", "closed", "dealing", "paused", "cancelled"])
 def test_a_round_that_has_no_result_is_not_settled(player, place, state):
-    from tests.factories import make_round, make_table
-
     round_ = make_round(make_table("T"), state=state)
     assert settlement.round_settle(round_id=round_.pk) == 0
     assert Round.objects.get(pk=round_.pk).state == state
@@ -164,8 +165,6 @@ def test_a_round_that_has_no_result_is_not_settled(player, place, state):
 def test_cancelling_refunds_every_stake_once_and_tells_the_table_and_each_player(
     player, betting_round, place, sent, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from tables import events
-
     table_events = []
     monkeypatch.setattr(events, "table_event", lambda table_id, event: table_events.append((table_id, event)))
     alice, bob = player("alice", "100.00"), player("bob", "50.00")
@@ -221,8 +220,6 @@ def test_a_settled_round_cannot_be_cancelled_and_a_cancelled_one_cannot_be_settl
     assert settlement.round_refund(round_id=betting_round.pk, reason="late") == 0
     assert balance_of(alice) == Decimal("110.00")
 
-    from tests.factories import make_round
-
     Round.objects.filter(pk=betting_round.pk).update(state="settled")
     second = make_round(betting_round.table, number=2)
     place(alice, second, ("player", "10.00"))
@@ -244,11 +241,6 @@ def test_any_live_round_can_be_cancelled_and_refunded(player, betting_round, pla
 def test_a_connected_player_hears_round_settled_on_the_real_channel_layer(
     player, betting_round, place, deal, django_capture_on_commit_callbacks
 ):
-    import asyncio
-
-    from asgiref.sync import async_to_sync
-    from channels.layers import get_channel_layer
-
     layer = get_channel_layer()
     alice, bob = player("alice", "100.00"), player("bob", "100.00")
     place(alice, betting_round, ("player", "10.00"))
@@ -277,8 +269,6 @@ def test_a_connected_player_hears_round_settled_on_the_real_channel_layer(
 
 def bet_row_versions(round_id: int) -> dict[int, str]:
     """Each bet row's version (xmin: the transaction that last wrote it)."""
-    from django.db import connection
-
     with connection.cursor() as cursor:
         cursor.execute("SELECT id, xmin::text FROM tables_bet WHERE round_id = %s", [round_id])
         return dict(cursor.fetchall())

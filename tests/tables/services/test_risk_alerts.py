@@ -4,13 +4,17 @@ round, each raised once however often the round is scanned, and nothing under th
 from __future__ import annotations
 
 from decimal import Decimal
+from io import StringIO
 
 import pytest
 from auditlog.models import LogEntry
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from baccarat_site import roles
+from baccarat_site.celery import app
 from baccarat_site.errors import DomainError
 from tables import tasks
 from tables.models import RiskAlert, Round
@@ -154,8 +158,6 @@ def test_linked_accounts_on_the_same_side_raise_nothing(betting_round, player, p
 def test_closing_the_betting_and_settling_each_queue_the_scan_after_commit(
     betting_round, player, place, deal, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from baccarat_site.celery import app
-
     sent = []
     monkeypatch.setattr(app, "send_task", lambda name, args, **kw: sent.append((name, args)))
     alice = player("alice", "5000.00")
@@ -241,11 +243,6 @@ def test_an_auditor_cannot_acknowledge(alert):
 
 
 def test_the_risk_scan_command_raises_what_lost_tasks_missed_once(betting_round, player, place):
-    from io import StringIO
-
-    from django.core.management import call_command
-    from django.utils import timezone
-
     place(player("alice", "5000.00"), betting_round, ("banker", "1500.00"))
     Round.objects.filter(pk=betting_round.pk).update(state=Round.State.CLOSED, closed_at=timezone.now())
     out = StringIO()

@@ -8,7 +8,8 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
 
 from tables import engine, tasks
 from tables.events import table_group
@@ -88,9 +89,6 @@ def test_the_round_is_paid_settle_delay_ms_after_its_result_and_not_a_millisecon
 
 
 def test_a_table_cannot_wait_more_than_ten_seconds_to_pay():
-    from django.core.exceptions import ValidationError
-    from django.db import IntegrityError, transaction
-
     table = fast_table()
     table.settle_delay_ms = 10_001
     with pytest.raises(ValidationError, match="settle_delay_ms"):

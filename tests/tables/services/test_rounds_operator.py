@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from tables import engine
 from tables.models import Round, Shoe, Table
-from tables.services import controls, ticker
+from tables.services import controls, settlement, ticker
 from tests.tables.services.rounds_kit import (
     Clock,
     balance_of,
@@ -178,8 +178,6 @@ def test_a_fault_before_dealing_started_cancels_the_round_refunds_it_and_pauses_
 
 
 def test_a_fault_while_settling_pauses_the_round_at_its_result_and_resume_pays_once(monkeypatch):
-    from tables.services import settlement
-
     table = fast_table()
     alice = make_player("alice", "100.00")
     clock = Clock()

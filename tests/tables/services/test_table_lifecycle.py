@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 from auditlog.models import LogEntry
+from django.core.management import CommandError, call_command
 
 from baccarat_site.errors import NotFound
 from tables import engine
@@ -231,8 +232,6 @@ def test_an_opening_window_may_run_past_midnight():
 
 
 def test_the_table_close_command_closes_retires_and_refuses_with_a_message():
-    from django.core.management import CommandError, call_command
-
     table = fast_table()
     drive_to_state(table, Clock(), "settled")
     with pytest.raises(CommandError, match="close it first"):

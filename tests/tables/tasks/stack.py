@@ -16,6 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
+import redis
 from django.conf import settings
 
 from tests.processes import (
@@ -104,8 +105,6 @@ class Stack:
         self._purge_queue()
 
     def _purge_queue(self) -> None:
-        import redis
-
         with contextlib.suppress(Exception):
             client = redis.Redis.from_url(settings.REDIS_URL)
             client.delete(self.queue, *client.keys(f"_kombu.binding.{self.queue}*"))

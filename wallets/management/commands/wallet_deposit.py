@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from baccarat_site import money
 from baccarat_site.audit import add_reason_argument, from_command
 from baccarat_site.errors import DomainError
 from wallets import services
@@ -33,5 +34,5 @@ class Command(BaseCommand):
             raise CommandError(f"{exc.code}: {exc.detail}") from exc
         balance = services.wallet_for(user=user).balance
         self.stdout.write(
-            self.style.SUCCESS(f"deposited (transaction {txn.pk}); {user.username} now has {balance:,.2f}")
+            self.style.SUCCESS(f"deposited (transaction {txn.pk}); {user.username} now has {money.display(balance)}")
         )

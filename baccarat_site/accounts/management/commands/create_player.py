@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from baccarat_site import money
 from baccarat_site.accounts.forms import SignupForm
 from baccarat_site.audit import add_reason_argument, from_command
 from baccarat_site.errors import DomainError
@@ -49,4 +50,4 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise CommandError(f"{exc.code}: {exc.detail}") from exc
         balance = services.wallet_for(user=user).balance
-        self.stdout.write(self.style.SUCCESS(f"created {name} (id {user.pk}), balance {balance:,.2f}"))
+        self.stdout.write(self.style.SUCCESS(f"created {name} (id {user.pk}), balance {money.display(balance)}"))
