@@ -32,9 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -48,6 +49,9 @@ from tables import engine, events
 from tables.models import BetPlacement, Round
 from wallets import services as wallet_services
 from wallets.models import LedgerTransaction
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +174,7 @@ def _fingerprint(round_id: int, mode: Any, bets: Any) -> str:
 
 def bet_place(
     *,
-    user: Any,
+    user: User | AnonymousUser | None,
     round_id: int,
     mode: str,
     bets: list[dict[str, Any]],
@@ -184,7 +188,7 @@ def bet_place(
     (even after the window closed) and a different body is refused with 409. ``now`` (default: the clock)
     is the moment the window and the player's limits are judged at, and the bets' ``placed_at``.
     """
-    if user is None or not getattr(user, "is_authenticated", False):
+    if user is None or isinstance(user, AnonymousUser) or not user.is_authenticated:
         raise DomainError("Sign in to place bets.", code="not_authenticated", status=401)
     if idempotency_key is None:
         # Without a key a client's retry (a timeout, a reconnect) would place the same bets twice.
@@ -228,7 +232,7 @@ def bet_place(
     return replay
 
 
-def _replay(*, user: Any, key: str, fingerprint: str) -> Placement | None:
+def _replay(*, user: User, key: str, fingerprint: str) -> Placement | None:
     found = BetPlacement.objects.filter(user=user, idempotency_key=key).values("fingerprint", "response").first()
     if found is None:
         return None
@@ -318,7 +322,7 @@ def _limits_of(round_id: int, terms: Any) -> Any:
 
 def _place(
     *,
-    user: Any,
+    user: User,
     round_id: int,
     mode: str,
     bets: list[tuple[str, Decimal]],
