@@ -803,13 +803,9 @@ class BetStatus(models.TextChoices):
     REFUNDED = "refunded", "Refunded"
 
 
-class OutcomeStatus(models.TextChoices):
-    """What one kind of bet on a settled or cancelled round came to (a bet without an outcome is open)."""
-
-    WON = "won", "Won"
-    LOST = "lost", "Lost"
-    PUSH = "push", "Push"
-    REFUNDED = "refunded", "Refunded"
+#: What one kind of bet on a settled or cancelled round can come to: every bet status but open (a bet without an
+#: outcome is open).
+OUTCOME_STATUSES = [(value, label) for value, label in BetStatus.choices if value != BetStatus.OPEN]
 
 
 class BetOutcome(models.Model):
@@ -823,12 +819,12 @@ class BetOutcome(models.Model):
     cancelled while one of its bets has no outcome (both enforced by triggers, migration 0014).
     """
 
-    Status = OutcomeStatus
+    Status = BetStatus
 
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="outcomes", db_index=False)
     type = models.CharField(max_length=16, choices=BetType.choices)
     mode = models.CharField(max_length=14, choices=BetMode.choices)
-    status = models.CharField(max_length=9, choices=OutcomeStatus.choices)
+    status = models.CharField(max_length=9, choices=OUTCOME_STATUSES)
     # The x of "x:1" the engine gave a win (tables.engine.bet_outcome); 0 for lost, push and refunded.
     odds = models.DecimalField(max_digits=12, decimal_places=4, default=Decimal(0))
 
@@ -838,7 +834,9 @@ class BetOutcome(models.Model):
             models.UniqueConstraint(fields=["round", "type", "mode"], name="bet_outcome_unique"),
             models.CheckConstraint(condition=Q(type__in=_BET_TYPES), name="bet_outcome_known_type"),
             models.CheckConstraint(condition=Q(mode__in=BetMode.values), name="bet_outcome_mode_known"),
-            models.CheckConstraint(condition=Q(status__in=OutcomeStatus.values), name="bet_outcome_status_known"),
+            models.CheckConstraint(
+                condition=Q(status__in=[value for value, _label in OUTCOME_STATUSES]), name="bet_outcome_status_known"
+            ),
             models.CheckConstraint(
                 condition=Q(odds__gte=0) & (Q(status="won") | Q(odds=0)), name="bet_outcome_odds_only_on_a_win"
             ),
