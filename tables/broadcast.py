@@ -33,10 +33,10 @@ import functools
 import logging
 import os
 import struct
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from twisted.internet import tcp
+from autobahn.websocket.protocol import WebSocketServerProtocol
+from twisted.internet import tcp
 
 logger = logging.getLogger(__name__)
 _TEXT_FIN = 0x81
@@ -107,13 +107,6 @@ class DirectWriter:
         return True
 
 
-@functools.cache
-def _tcp_connection() -> type[tcp.Connection]:
-    from twisted.internet import tcp
-
-    return tcp.Connection
-
-
 def _write_now(transport: Any, frame: bytes) -> None:
     """``transport.write(frame)``, but sent at once when nothing is queued ahead of it.
 
@@ -123,7 +116,7 @@ def _write_now(transport: Any, frame: bytes) -> None:
     keeps the order and costs one call; whatever the kernel does not take goes to Twisted's buffer.
     """
     if (
-        not isinstance(transport, _tcp_connection())
+        not isinstance(transport, tcp.Connection)
         or getattr(transport, "TLS", False)
         or not transport.connected
         or transport.disconnecting
@@ -155,7 +148,6 @@ def direct_writer(send: Any) -> DirectWriter | None:
     elif protocol is not None:
         try:
             writer = DirectWriter(protocol)
-            _tcp_connection()
             _no_delay(protocol.transport)
         except Exception as error:  # an attribute moved in a new autobahn or Twisted
             writer, why = None, f"autobahn/Twisted changed: {error!r}"
@@ -182,10 +174,6 @@ def daphne_protocol(send: Any) -> tuple[Any, str]:
     if getattr(send.func, "__name__", "") != "handle_reply" or type(server).__module__ != "daphne.server":
         return None, "daphne's send has changed shape"
     protocol = send.args[0]
-    try:
-        from autobahn.websocket.protocol import WebSocketServerProtocol
-    except ImportError:  # pragma: no cover - daphne depends on autobahn
-        return None, "autobahn is missing"
     if not isinstance(protocol, WebSocketServerProtocol):
         return None, "the protocol is not autobahn's WebSocketServerProtocol"
     return protocol, "on"

@@ -32,6 +32,7 @@ from django.db import transaction
 
 from baccarat_site.clock import server_time
 from baccarat_site.redis_client import redis_client
+from tables.sequence import seq_next
 
 logger = logging.getLogger(__name__)
 
@@ -101,8 +102,6 @@ def send_now(group: str, event: dict[str, Any]) -> None:
     if layer is not None:
         event = stamped(event)
         if group.startswith(TABLE_GROUP_PREFIX):
-            from tables.sequence import seq_next
-
             event["epoch"], event["seq"] = seq_next(int(group.removeprefix(TABLE_GROUP_PREFIX)))
         run_async(layer.group_send(group, event))
 
@@ -213,6 +212,8 @@ def _key(name: str) -> str:
 
 def bets_totals_send(*, table_id: int, round_id: int) -> None:
     """Read the round's totals now and broadcast ``bets.totals`` to the table."""
+    # inside: the selectors import the models, which need the app registry, and tests/conftest.py imports this
+    # module before django.setup()
     from tables.selectors.tables import round_bet_totals
 
     send_now(

@@ -17,9 +17,12 @@ from typing import Any
 
 from auditlog.registry import auditlog
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import IntegerField, Q
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 
 from baccarat_site import money
 from tables import engine
@@ -29,23 +32,17 @@ from tables.labels import BetType
 
 
 def default_paytable() -> dict[str, Any]:
-    from tables.engine import DEFAULT_PAYTABLE
-
     return DEFAULT_PAYTABLE.to_dict()
 
 
 def default_unavailable_after() -> dict[str, int]:
-    from tables.engine import DEFAULT_UNAVAILABLE_AFTER
-
-    return dict(DEFAULT_UNAVAILABLE_AFTER)
+    return dict(engine.DEFAULT_UNAVAILABLE_AFTER)
 
 
 def default_limits() -> dict[str, dict[str, str]]:
     """Every bet type offered, 1.00 – 5,000.00 (side bets 1.00 – 500.00)."""
-    from tables.engine import BET_TYPES
-
     main = {"player", "banker", "tie"}
-    return {t: {"min": "1.00", "max": "5000.00" if t in main else "500.00"} for t in BET_TYPES}
+    return {t: {"min": "1.00", "max": "5000.00" if t in main else "500.00"} for t in _BET_TYPES}
 
 
 #: Paytable entries (odds x of "x:1") stored as typed fields ``pays_<name>``: the engine's Paytable fields.
@@ -221,8 +218,6 @@ class Variant(models.Model):
 
     def clean(self) -> None:
         """Refuse a cut-card range the shoe cannot use and a paytable with a player advantage (unless allowed)."""
-        from django.core.exceptions import ValidationError
-
         errors: dict[str, list[str]] = {}
         if self.cut_min is not None and self.cut_max is not None and self.cut_max < self.cut_min:
             errors["cut_max"] = ["The most cards behind the cut card cannot be fewer than the fewest."]
@@ -280,9 +275,7 @@ class Variant(models.Model):
 
     def bets_that_never_win(self, bet_types: Iterable[str]) -> list[str]:
         """Those of ``bet_types`` whose exact chance of winning is 0 for this deck count and paytable."""
-        from tables.engine import bet_distributions
-
-        distributions = bet_distributions(self.decks, self.engine_paytable())
+        distributions = engine.bet_distributions(self.decks, self.engine_paytable())
         return [
             t
             for t in sorted(bet_types, key=_BET_TYPES.index)
@@ -291,9 +284,7 @@ class Variant(models.Model):
 
     def player_advantages(self) -> dict[str, Any]:
         """Bets whose exact house edge for this deck count and paytable is negative: {bet: edge}."""
-        from tables.engine import house_edges
-
-        return {name: edge for name, edge in house_edges(self.decks, self.engine_paytable()).items() if edge < 0}
+        return {name: edge for name, edge in engine.house_edges(self.decks, self.engine_paytable()).items() if edge < 0}
 
     def paytable_dict(self) -> dict[str, Any]:
         """The paytable in the engine's ``Paytable.to_dict()`` shape."""
@@ -365,8 +356,6 @@ class VariantBet(models.Model):
         super().save(*args, **kwargs)
 
     def clean(self) -> None:
-        from django.core.exceptions import ValidationError
-
         if self.min_stake is not None and self.max_stake is not None and self.max_stake < self.min_stake:
             raise ValidationError({"max_stake": "The maximum cannot be below the minimum."})
 
@@ -490,8 +479,6 @@ class Table(models.Model):
         return self.name
 
     def clean(self) -> None:
-        from django.core.exceptions import ValidationError
-
         errors: dict[str, str] = {}
         if (self.opens_at is None) != (self.closes_at is None):
             errors["closes_at"] = "Give both the opening and the closing time, or neither."
@@ -600,12 +587,8 @@ class TableLimit(models.Model):
 
     def clean(self) -> None:
         """Refuse a row that widens the variant's limits, or leaves no stake allowed."""
-        from django.core.exceptions import ValidationError
-
         if self.min_stake is None and self.max_stake is None:
             raise ValidationError("Give a minimum, a maximum or both (or delete the row).")
-        from django.core.exceptions import ObjectDoesNotExist
-
         try:
             variant = self.table.variant
         except ObjectDoesNotExist:  # no table or variant yet: their own fields report it
@@ -682,10 +665,6 @@ def shoe_decks_sql(state: str = "state") -> Any:
     """:attr:`Shoe.decks` as a SQL expression over the ``state`` path given (``"shoe__state"`` from a round):
     the state's ``decks`` as an integer, NULL when absent (the placeholder states of tests; a dealt shoe always
     records it). Lets a query read the deck count without loading the state's card order."""
-    from django.db.models import IntegerField
-    from django.db.models.fields.json import KeyTextTransform
-    from django.db.models.functions import Cast
-
     return Cast(KeyTextTransform("decks", state), IntegerField())
 
 

@@ -63,6 +63,7 @@ from baccarat_site.clock import iso
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import DomainError
 from tables.selectors.outcomes import payout_sql
+from wallets.selectors import refill_reference
 
 WINDOWS: dict[str, timedelta] = {"day": timedelta(hours=24), "week": timedelta(days=7), "month": timedelta(days=30)}
 COOLING_OFF = timedelta(hours=24)
@@ -207,12 +208,6 @@ def _sums_by_kind(row: Any, prefixes: tuple[str, ...]) -> dict[str, tuple[Decima
     return out
 
 
-def _refill_reference(user_id: int) -> str:
-    from wallets.selectors import refill_reference
-
-    return refill_reference(user_id=user_id)
-
-
 def play_limits_state(*, user_id: int, now: datetime | None = None) -> LimitsState:
     """What the account page and ``GET /api/account/limits/`` show: limits in force, pending, used and left."""
     now = now or timezone.now()
@@ -222,7 +217,7 @@ def play_limits_state(*, user_id: int, now: datetime | None = None) -> LimitsSta
     with prepared_cursor() as cursor:
         cursor.execute(_BET_SUMS, {**since, "user": user_id})
         sums.update(_sums_by_kind(cursor.fetchone(), ("wager", "loss")))
-        cursor.execute(_REFILL_SUMS, {**since, "reference": _refill_reference(user_id)})
+        cursor.execute(_REFILL_SUMS, {**since, "reference": refill_reference(user_id=user_id)})
         sums.update(_sums_by_kind(cursor.fetchone(), ("deposit",)))
     usage = {}
     for kind in AMOUNT_KINDS:
@@ -355,7 +350,7 @@ def play_limits_check_deposit(*, user_id: int, amount: Decimal, now: datetime) -
     if all(in_force[kind] is None for kind in ("deposit_day", "deposit_week", "deposit_month")):
         return
     with prepared_cursor() as cursor:
-        cursor.execute(_REFILL_SUMS, {**_since(now), "reference": _refill_reference(user_id)})
+        cursor.execute(_REFILL_SUMS, {**_since(now), "reference": refill_reference(user_id=user_id)})
         sums = _sums_by_kind(cursor.fetchone(), ("deposit",))
     for kind in ("deposit_day", "deposit_week", "deposit_month"):
         limit = in_force[kind]

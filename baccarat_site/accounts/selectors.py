@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
+from django.conf import settings
+from django.contrib import auth
 from django.contrib.auth import get_user_model
 from django.db.models import F, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
@@ -120,10 +123,6 @@ def session_user(*, session_key: str | None) -> Any | None:
     checks it before each bet, since its own user was fixed when it connected."""
     if not session_key:
         return None
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib import auth
 
     class _Request:
         session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)

@@ -10,9 +10,11 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from baccarat_site.clock import iso
 from baccarat_site.errors import NotFound
 from tables.models import Bet, Round
 from tables.selectors.outcomes import payout_sql
+from tables.selectors.tables import round_detail
 from wallets.selectors import Reconciliation, ledger_reconciliation
 
 MAX_ID = 2**63 - 1
@@ -62,9 +64,6 @@ def round_bets_of(*, round_id: int, user: Any) -> list[Bet]:
 def round_with_bets(*, round_id: int, user: Any) -> dict[str, Any]:
     """A round's public facts (cards, totals, winner, flags; nothing more while betting is open)
     and only the caller's bets with their payouts. Raises ``round_not_found``."""
-    from baccarat_site.clock import iso
-    from tables.selectors.tables import round_detail
-
     round_ = (
         Round.objects.select_related("shoe", "table__variant").filter(pk=round_id).first()
         if round_id <= MAX_ID

@@ -17,6 +17,7 @@ from django.utils import timezone
 from baccarat_site import money
 from baccarat_site.clock import iso
 from baccarat_site.money import display
+from tables.engine import roads
 from tables.models import Round, Shoe
 from tables.presence import player_counts
 from tables.selectors.tables import RESULT_STATES, joinable_tables, public_status
@@ -89,8 +90,6 @@ def lobby_tiles(table_ids: list[int] | None = None) -> list[dict[str, Any]]:
     """A tile for every table a player may join (or for those of ``table_ids`` among them), in table order:
     open and paused tables, and closed ones their opening hours will reopen; never one closed by an operator or
     retired, and never an operator's own reason."""
-    from tables.engine import roads
-
     query = joinable_tables().select_related("variant").prefetch_related("variant__bets", "limits").order_by("id")
     if table_ids is not None:
         query = query.filter(pk__in=table_ids)

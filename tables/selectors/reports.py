@@ -45,7 +45,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncDate
@@ -54,12 +54,13 @@ from django.utils import timezone
 from baccarat_site.money import CENT, ZERO, cents
 
 # The exposure rule is the engine's (possible outcomes, pricing, rounding); the floor prices live rounds with it.
+from tables.engine import BET_TYPES, Paytable, house_edges
 from tables.engine.exposure import Exposure, result_exposure, stake_key, worst_case_exposure
+from tables.engine.payouts import facts_of
 from tables.models import Bet, Round, Table, shoe_decks_sql
 from tables.selectors.outcomes import bet_payout
-
-if TYPE_CHECKING:
-    from tables.engine import Paytable
+from tables.selectors.tables import round_result_of
+from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
 SETTLED_BET_STATES = (Bet.Status.WON, Bet.Status.LOST, Bet.Status.PUSH)
 LIVE_ROUND_STATES = (
@@ -114,15 +115,11 @@ def percent(part: Decimal | Fraction, whole: Decimal | Fraction) -> Decimal | No
 
 @lru_cache(maxsize=32)
 def _house_edges(decks: int, paytable: Any) -> dict[str, Fraction]:
-    from tables.engine import house_edges
-
     return house_edges(decks=decks, paytable=paytable)
 
 
 @lru_cache(maxsize=64)
 def _paytable_of_json(text: str) -> Paytable:
-    from tables.engine import Paytable
-
     return Paytable.from_dict(json.loads(text))
 
 
@@ -168,9 +165,6 @@ def round_exposure(round_: Round, bets: Iterable[tuple[str, str, Decimal, int]])
     """
     decks, paytable = round_terms(round_)
     if round_.winner and round_.cards:
-        from tables.engine.payouts import facts_of
-        from tables.selectors.tables import round_result_of
-
         return result_exposure(bets, facts=facts_of(round_result_of(round_)), paytable=paytable)
     return worst_case_exposure(bets, decks=decks, paytable=paytable)
 
@@ -328,8 +322,6 @@ class PlayerDay:
 
 def player_day_report(*, date_from: date, date_to: date, username: str | None = None) -> list[PlayerDay]:
     """One row per player wallet and UTC day with ledger entries, by day then username."""
-    from wallets.models import LedgerEntry, LedgerTransaction, Wallet
-
     kind = LedgerTransaction.Kind
     start, end = day_range(date_from, date_to)
     entries = LedgerEntry.objects.filter(wallet__kind=Wallet.Kind.PLAYER)
@@ -400,8 +392,6 @@ def live_floor(*, now: datetime | None = None) -> list[FloorTable]:
     """Every table but the retired ones, with its current round (the live one, else the last), that round's
     players and stakes per bet type, the worst-case exposure of its open bets and the table's GGR today (UTC).
     Five queries."""
-    from tables.engine import BET_TYPES
-
     now = now or timezone.now()
     tables = list(Table.objects.select_related("variant").exclude(status=Table.Status.RETIRED).order_by("id"))
     latest = {

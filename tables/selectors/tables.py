@@ -10,12 +10,29 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
-from django.db.models import Count, Sum
+from auditlog.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
 
 from baccarat_site import money
 from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
+from tables.engine import (
+    BET_TYPES,
+    Card,
+    Paytable,
+    RoundResult,
+    ShoeState,
+    bet_available,
+    facts_of,
+    outcome_marks,
+    payout_labels,
+    roads,
+)
+from tables.labels import ROUND_NOTICES, STATUS_NOTICES
 from tables.models import Bet, Round, Shoe, Table, shoe_decks_sql
+from wallets.selectors import wallet_balance
 
 if TYPE_CHECKING:
     from tables.engine.payouts import Outcome
@@ -32,8 +49,6 @@ RESULT_STATES = ("result", "settled")
 def status_notice(table: Table, now: datetime | None = None) -> str | None:
     """The public code of what players are told about a table's status (``tables.labels.STATUS_NOTICES``), or
     None for an open table with nothing to tell. Never the operator's reason (``Table.status_reason``)."""
-    from django.utils import timezone
-
     if table.status == Table.Status.PAUSED:
         return "paused"
     if table.status in (Table.Status.CLOSED, Table.Status.RETIRED):
@@ -52,8 +67,6 @@ def _hhmm(value: Any) -> str | None:
 def public_status(table: Table, now: datetime | None = None) -> dict[str, Any]:
     """What players may know of a table's status: ``status_notice`` (a code), ``status_reason`` (its fixed
     message in the active language) and ``hours`` (the daily UTC opening hours, or None)."""
-    from tables.labels import STATUS_NOTICES
-
     code = status_notice(table, now)
     opens_at = _hhmm(table.opens_at)
     return {
@@ -65,15 +78,11 @@ def public_status(table: Table, now: datetime | None = None) -> dict[str, Any]:
 
 def round_public_reason(round_: Round) -> str | None:
     """What players are told about a paused or cancelled round (never the operator's or a fault's own words)."""
-    from tables.labels import ROUND_NOTICES
-
     notice = ROUND_NOTICES.get(round_.state)
     return str(notice) if notice is not None else None
 
 
 def _limits(per_type: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    from tables.engine import BET_TYPES
-
     return {
         bet_type: {"min": money.text(per_type[bet_type]["min"]), "max": money.text(per_type[bet_type]["max"])}
         for bet_type in BET_TYPES
@@ -123,8 +132,6 @@ def _table_row(table: Table, round_: Round | None, decks: int) -> dict[str, Any]
 
 def cards_with_totals(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Stored cards in deal order, each with the running totals after it (as ``card.dealt`` sends them)."""
-    from tables.engine import Card
-
     points = {"player": 0, "banker": 0}
     out = []
     for entry in cards:
@@ -142,8 +149,6 @@ def cards_with_totals(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def round_result_of(round_: Round) -> Any:
     """The engine's RoundResult rebuilt from a round's stored cards."""
-    from tables.engine import Card, RoundResult
-
     player = [Card.parse(c["card"]) for c in round_.cards if c["hand"] == "player"]
     banker = [Card.parse(c["card"]) for c in round_.cards if c["hand"] == "banker"]
     return RoundResult.from_cards(player, banker)
@@ -151,8 +156,6 @@ def round_result_of(round_: Round) -> Any:
 
 def shoe_roads(shoe_id: int | None) -> dict[str, Any]:
     """The scoreboard roads of one shoe: every round with a result, in shoe order."""
-    from tables.engine import roads
-
     if shoe_id is None:
         return roads([])
     flags = Round.objects.filter(shoe_id=shoe_id, state__in=RESULT_STATES).order_by("number")
@@ -164,8 +167,6 @@ def shoe_info(shoe: Shoe | None) -> dict[str, Any] | None:
     """Public facts of a shoe: number, round in shoe, cards left, commitment (never the seed while live)."""
     if shoe is None:
         return None
-    from tables.engine import ShoeState
-
     state = ShoeState.from_dict(shoe.state) if shoe.state else None
     last = shoe.rounds.order_by("-number").values_list("number", flat=True).first()
     return {
@@ -199,8 +200,6 @@ def current_round(table_id: int) -> Round | None:
 
 def round_bet_types(round_: Round) -> list[str]:
     """Bet types offered in this round (offered at the table and not past their shoe-round limit)."""
-    from tables.engine import BET_TYPES, bet_available
-
     limits = round_.terms["limits"] if round_.terms else round_.table.variant.limits_dict()
     per_type, cutoffs = limits["per_type"], limits["unavailable_after"]
     return [t for t in BET_TYPES if t in per_type and bet_available(t, round_.number, cutoffs)]
@@ -222,8 +221,6 @@ def round_paytable(round_: Round) -> dict[str, Any]:
     ``paytable`` (the odds, as stored), ``pays`` (``{bet: {traditional, no_commission}}``: the label each spot shows,
     written by the engine's ``payout_labels``, the same words as the page's first render) and ``bonus_margins`` (the
     non-natural winning margins a Bonus bet pays for). A round opened before rounds kept terms: the variant's now."""
-    from tables.engine import Paytable, payout_labels
-
     raw = (round_.terms or {}).get("paytable") or round_.table.variant.paytable_dict()
     paytable = Paytable.from_dict(raw)
     return {
@@ -238,8 +235,6 @@ def round_outcomes(round_: Round, result: Any = None) -> dict[str, dict[str, Out
     and the snapshot carry it: ``{type: {"traditional": "won" | "lost" | "push", "no_commission": …}}`` (the
     engine's ``outcome_marks``, built on the settlement rules). None before the result, or for a round without one.
     ``result``: the engine's RoundResult when the caller has it (else rebuilt from the stored cards)."""
-    from tables.engine import Paytable, facts_of, outcome_marks
-
     if result is None and not round_.winner:
         return None
     raw = (round_.terms or {}).get("paytable") or round_.table.variant.paytable_dict()
@@ -257,10 +252,6 @@ def round_cause(round_: Round) -> str | None:
     named it: ``tables.services.controls``); None for any other round, or when nothing was recorded."""
     if round_.state not in (Round.State.CANCELLED, Round.State.PAUSED):
         return None
-    from auditlog.models import LogEntry
-    from django.contrib.contenttypes.models import ContentType
-    from django.db.models import Q
-
     entries = LogEntry.objects.filter(
         Q(content_type=ContentType.objects.get_for_model(Round), object_id=round_.pk)
         | Q(
@@ -334,8 +325,6 @@ def _visible_tables() -> Any:
 def joinable_tables() -> Any:
     """Tables the lobby and the table list offer: those a player may join (open or paused), and closed ones that
     their opening hours will reopen. Closed by an operator, or retired: not listed."""
-    from django.db.models import Q
-
     return Table.objects.filter(
         Q(status__in=[Table.Status.OPEN, Table.Status.PAUSED])
         | Q(status=Table.Status.CLOSED, closed_by=Table.ClosedBy.HOURS)
@@ -379,7 +368,7 @@ def personal_limits(user: Any) -> dict[str, str] | None:
     """A signed-in player's personal limits (``{"max_stake": …}``), None for anyone else or a player without."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    # Imported here: the accounts' selectors import this module.
+    # inside: baccarat_site.accounts.selectors imports this one (cycle)
     from baccarat_site.accounts.selectors import personal_limits_of
 
     return personal_limits_of(user=user)
@@ -414,8 +403,6 @@ def table_detail(table_id: int, user: Any = None) -> dict[str, Any]:
 
 
 def user_balance(user: Any) -> str | None:
-    from wallets.selectors import wallet_balance
-
     return money.text_or_none(wallet_balance(user=user)["balance"])
 
 
@@ -496,8 +483,6 @@ def player_snapshot(user: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
 def due_table_ids(*, now: datetime) -> list[int]:
     """Tables the ticker must look at: deadline passed (a table closed by its opening hours: they begin), or open
     and never started. Paused and retired tables wait; a table an operator closed has no deadline."""
-    from django.db.models import Q
-
     return list(
         Table.objects.exclude(status__in=[Table.Status.PAUSED, Table.Status.RETIRED])
         .filter(Q(next_action_at__lte=now) | Q(next_action_at__isnull=True, status=Table.Status.OPEN))

@@ -24,7 +24,7 @@ _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 def _count(key: str, ttl: int) -> int | None:
     """INCR ``key`` (expiring in ``ttl`` s) and return the count; None if Redis fails twice."""
-    import redis
+    import redis  # inside: importing redis costs about 120 ms (baccarat_site/redis_client.py)
 
     for attempt in (1, 2):
         try:

@@ -37,6 +37,7 @@ from django.utils import timezone, translation
 
 from baccarat_site.accounts.models import SignIn
 from baccarat_site.audit import audit
+from baccarat_site.celery import app
 from baccarat_site.errors import Conflict, DomainError, NotFound
 from baccarat_site.money import ZERO, cents, display
 from tables import engine
@@ -76,7 +77,6 @@ def thresholds() -> Thresholds:
 def risk_scan_later(*, round_id: int) -> None:
     """Queue :func:`risk_scan_round` for after the current transaction commits (by task name: services import no
     task). A broker that cannot be reached is logged, never raised: the round has moved on regardless."""
-    from baccarat_site.celery import app
 
     def send() -> None:
         try:

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from tables.engine import DEFAULT_PAYTABLE, Paytable, bet_distributions, house_edges, outcome_probabilities
+from tables.models import Table
 
 
 def _pct(x: Fraction) -> str:
@@ -62,8 +63,6 @@ class Command(BaseCommand):
         paytable = DEFAULT_PAYTABLE
         source = "default paytable"
         if options["table"]:
-            from tables.models import Table
-
             try:
                 table = Table.objects.select_related("variant").get(name=options["table"])
             except Table.DoesNotExist:

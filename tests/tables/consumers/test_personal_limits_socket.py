@@ -56,27 +56,29 @@ async def test_the_snapshot_carries_the_players_personal_limits_and_only_theirs(
         await communicator.disconnect()
 
 
-async def test_a_socket_bet_at_the_personal_maximum_is_confirmed_and_one_cent_past_it_is_refused():
+async def test_a_socket_bet_at_the_personal_maximum_is_confirmed_and_one_cent_past_it_is_refused(clock):
     table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(restricted_player)("alice", "100.00")
-    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
-    communicator = await connect(table.pk, user=alice)
-    await communicator.receive_json_from(timeout=5)
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):  # one clock: see test_table_consumer.BETTING_SECONDS
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        communicator = await connect(table.pk, user=alice)
+        await communicator.receive_json_from(timeout=5)
 
-    refused = await reply(communicator, round_.pk, ("player", "10.00"), ("banker", "100.01"))
-    assert refused == {
-        "type": "error",
-        "code": "above_max",
-        "detail": "Your personal maximum stake on banker in a round is 100.00 (this would make it 100.01).",
-        "bet_type": "banker",
-        "limit": "100.00",
-    }
-    assert await database_sync_to_async(balance_of)(alice) == Decimal("1000.00")
+        refused = await reply(communicator, round_.pk, ("player", "10.00"), ("banker", "100.01"))
+        assert refused == {
+            "type": "error",
+            "code": "above_max",
+            "detail": "Your personal maximum stake on banker in a round is 100.00 (this would make it 100.01).",
+            "bet_type": "banker",
+            "limit": "100.00",
+        }
+        assert await database_sync_to_async(balance_of)(alice) == Decimal("1000.00")
 
-    assert (await reply(communicator, round_.pk, ("banker", "100.00")))["type"] == "bets.confirmed"
-    past = await reply(communicator, round_.pk, ("banker", "0.01"))
-    assert (past["code"], past["bet_type"], past["limit"]) == ("above_max", "banker", "100.00")
-    assert await database_sync_to_async(balance_of)(alice) == Decimal("900.00")
-    count = await database_sync_to_async(lambda: round_.bets.count())()
-    assert count == 1
+        assert (await reply(communicator, round_.pk, ("banker", "100.00")))["type"] == "bets.confirmed"
+        past = await reply(communicator, round_.pk, ("banker", "0.01"))
+        assert (past["code"], past["bet_type"], past["limit"]) == ("above_max", "banker", "100.00")
+        assert await database_sync_to_async(balance_of)(alice) == Decimal("900.00")
+        count = await database_sync_to_async(lambda: round_.bets.count())()
+        assert count == 1
     await communicator.disconnect()

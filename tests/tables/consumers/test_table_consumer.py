@@ -36,12 +36,15 @@ from tests.tables.services.rounds_kit import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUTER = URLRouter(websocket_urlpatterns)
-# A bet is checked against the real clock (``closes_at > timezone.now()`` in tables.services.placement), while
-# the tests open rounds on a fake Clock that starts at the real now: fast_table's 1 s window closed in real time
-# before a socket's bet got there on a loaded machine (connecting, the snapshot and the session check come first),
-# and the bet was refused. A round that takes bets gets a window no test outlasts; ``drive`` jumps the fake
-# clock to ``closes_at`` anyway, so it costs no time.
-BETTING_SECONDS = 60
+# A bet is judged at ``timezone.now()`` (tables.services.placement), the ticker at the rounds kit's Clock (here
+# ``table_clock``, which ``drive`` jumps to every deadline). A test that bets holds the fake clock (the ``clock``
+# fixture, tests/clock.py) at the table clock's start, ``with clock.frozen_at(table_clock.now):``, from the drive
+# that opens the round (the kit opens a new table's first round there, without a jump) until its bets are
+# answered: the round's opening, its events' server_time and the bets read one moment, and the window is still
+# open however long connecting, the snapshot and the session check take on a loaded machine. The monkeypatched
+# ``timezone.now`` is process-wide, so the consumer's database work (database_sync_to_async's thread) reads it
+# too. Afterwards the clock is real again, later than that moment, so server_time stays in order.
+BETTING_SECONDS = 15
 
 
 def parse_time(value: str) -> datetime:
@@ -87,8 +90,8 @@ async def error_for(communicator: WebsocketCommunicator, text: str | None = None
 
 async def test_a_watcher_gets_a_snapshot_with_server_time_on_connect():
     table = await database_sync_to_async(fast_table)()
-    clock = Clock()
-    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
+    table_clock = Clock()
+    round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
 
     communicator = await connect(table.pk)
     snapshot = await communicator.receive_json_from(timeout=5)
@@ -110,11 +113,13 @@ async def test_a_watcher_gets_a_snapshot_with_server_time_on_connect():
     await communicator.disconnect()
 
 
-async def test_a_signed_in_player_gets_balance_and_own_bets_in_the_snapshot():
+async def test_a_signed_in_player_gets_balance_and_own_bets_in_the_snapshot(clock):
     table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "250.00")
-    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
-    await database_sync_to_async(place)(alice, round_.pk, ("player", "10.00"), ("tie", "2.50"))
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        await database_sync_to_async(place)(alice, round_.pk, ("player", "10.00"), ("tie", "2.50"))
 
     communicator = await connect(table.pk, user=alice)
     snapshot = await communicator.receive_json_from(timeout=5)
@@ -173,7 +178,7 @@ async def test_ping_gets_a_pong_with_server_time_and_snapshot_on_request():
     await communicator.disconnect()
 
 
-async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_personal_event():
+async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_personal_event(clock):
     table = await database_sync_to_async(fast_table)(deal_interval_ms=0, betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     player = await connect(table.pk, user=alice)
@@ -181,20 +186,21 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
     assert (await player.receive_json_from(timeout=5))["type"] == "snapshot"
     assert (await watcher.receive_json_from(timeout=5))["type"] == "snapshot"
 
-    clock = Clock()
-    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
-    await player.send_json_to(
-        {
-            "type": "place_bets",
-            "round_id": round_.pk,
-            "mode": "traditional",
-            "bets": [{"type": "banker", "amount": "20.00"}],
-            "idempotency_key": str(uuid.uuid4()),
-        }
-    )
-    before_settlement = await frames_until(player, "bets.confirmed")
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        await player.send_json_to(
+            {
+                "type": "place_bets",
+                "round_id": round_.pk,
+                "mode": "traditional",
+                "bets": [{"type": "banker", "amount": "20.00"}],
+                "idempotency_key": str(uuid.uuid4()),
+            }
+        )
+        before_settlement = await frames_until(player, "bets.confirmed")
     await database_sync_to_async(drive)(
-        table, clock, lambda: Round.objects.filter(table=table, state="settled").exists(), max_steps=50
+        table, table_clock, lambda: Round.objects.filter(table=table, state="settled").exists(), max_steps=50
     )
 
     seen = before_settlement + await frames_until(player, "round.settled")
@@ -258,26 +264,27 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
     await watcher.disconnect()
 
 
-async def test_a_player_who_disconnects_keeps_the_bet_and_sees_the_result_on_reconnect():
+async def test_a_player_who_disconnects_keeps_the_bet_and_sees_the_result_on_reconnect(clock):
     table = await database_sync_to_async(fast_table)(result_seconds=30, betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
-    clock = Clock()
-    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
-    communicator = await connect(table.pk, user=alice)
-    await communicator.receive_json_from(timeout=5)
-    await communicator.send_json_to(
-        {
-            "type": "place_bets",
-            "round_id": round_.pk,
-            "mode": "no_commission",
-            "bets": [{"type": "banker", "amount": "10.00"}],
-            "idempotency_key": "k-1",
-        }
-    )
-    confirmed = await frames_until(communicator, "bets.confirmed")
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        communicator = await connect(table.pk, user=alice)
+        await communicator.receive_json_from(timeout=5)
+        await communicator.send_json_to(
+            {
+                "type": "place_bets",
+                "round_id": round_.pk,
+                "mode": "no_commission",
+                "bets": [{"type": "banker", "amount": "10.00"}],
+                "idempotency_key": "k-1",
+            }
+        )
+        confirmed = await frames_until(communicator, "bets.confirmed")
     await communicator.disconnect()
 
-    await database_sync_to_async(drive_to_state)(table, clock, "settled")
+    await database_sync_to_async(drive_to_state)(table, table_clock, "settled")
 
     back = await connect(table.pk, user=alice)
     snapshot = await back.receive_json_from(timeout=5)
@@ -293,8 +300,8 @@ async def test_a_player_who_disconnects_keeps_the_bet_and_sees_the_result_on_rec
     await back.disconnect()
 
     # Later, when the next round is on, the snapshot still carries how the player's round ended.
-    clock.advance(31)
-    await database_sync_to_async(drive_to_state)(table, clock, "betting")
+    table_clock.advance(31)
+    await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
     later = await connect(table.pk, user=alice)
     snapshot = await later.receive_json_from(timeout=5)
     assert snapshot["round"]["number"] == 2
@@ -321,28 +328,30 @@ async def test_bad_frames_get_error_frames_and_never_crash_the_consumer():
     await communicator.disconnect()
 
 
-async def test_place_bets_refusals_carry_the_domain_code_and_detail():
+async def test_place_bets_refusals_carry_the_domain_code_and_detail(clock):
     table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "5.00")
-    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
-    communicator = await connect(table.pk, user=alice)
-    await communicator.receive_json_from(timeout=5)
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        communicator = await connect(table.pk, user=alice)
+        await communicator.receive_json_from(timeout=5)
 
-    async def attempt(**frame) -> dict:
-        body = {"type": "place_bets", "round_id": round_.pk, "mode": "traditional", "idempotency_key": "x", **frame}
-        await communicator.send_json_to(body)
-        return await communicator.receive_json_from(timeout=5)
+        async def attempt(**frame) -> dict:
+            body = {"type": "place_bets", "round_id": round_.pk, "mode": "traditional", "idempotency_key": "x", **frame}
+            await communicator.send_json_to(body)
+            return await communicator.receive_json_from(timeout=5)
 
-    assert (await attempt(bets=[{"type": "player", "amount": "10.00"}]))["code"] == "insufficient_funds"
-    assert (await attempt(bets=[{"type": "player", "amount": "0.50"}], idempotency_key="y"))["code"] == "below_min"
-    assert (await attempt(bets=[{"type": "nope", "amount": "1.00"}], idempotency_key="z"))["code"] == (
-        "unknown_bet_type"
-    )
-    assert (await attempt(bets=[{"type": "player", "amount": "1.00"}], round_id="7"))["code"] == "invalid_request"
-    assert (await attempt(bets="player", idempotency_key="w"))["code"] == "invalid_request"
-    missing = await attempt(bets=[{"type": "player", "amount": "1.00"}], round_id=round_.pk + 1000)
-    assert missing["code"] == "round_not_found"
-    assert missing["detail"]
+        assert (await attempt(bets=[{"type": "player", "amount": "10.00"}]))["code"] == "insufficient_funds"
+        assert (await attempt(bets=[{"type": "player", "amount": "0.50"}], idempotency_key="y"))["code"] == "below_min"
+        assert (await attempt(bets=[{"type": "nope", "amount": "1.00"}], idempotency_key="z"))["code"] == (
+            "unknown_bet_type"
+        )
+        assert (await attempt(bets=[{"type": "player", "amount": "1.00"}], round_id="7"))["code"] == "invalid_request"
+        assert (await attempt(bets="player", idempotency_key="w"))["code"] == "invalid_request"
+        missing = await attempt(bets=[{"type": "player", "amount": "1.00"}], round_id=round_.pk + 1000)
+        assert missing["code"] == "round_not_found"
+        assert missing["detail"]
     await communicator.disconnect()
 
 
@@ -378,16 +387,17 @@ async def test_a_flood_is_rate_limited_and_then_disconnected():
     await communicator.disconnect(code=4429)
 
 
-async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there():
+async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there(clock):
     first = await database_sync_to_async(fast_table)("First", deal_interval_ms=0, betting_seconds=BETTING_SECONDS)
     second = await database_sync_to_async(fast_table)("Second")
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     at_second = await connect(second.pk, user=alice)
     await at_second.receive_json_from(timeout=5)
-    clock = Clock()
-    round_ = await database_sync_to_async(drive_to_state)(first, clock, "betting")
-    await database_sync_to_async(place)(alice, round_.pk, ("player", "5.00"))
-    await database_sync_to_async(drive_to_state)(first, clock, "settled")
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(first, table_clock, "betting")
+        await database_sync_to_async(place)(alice, round_.pk, ("player", "5.00"))
+    await database_sync_to_async(drive_to_state)(first, table_clock, "settled")
 
     assert await at_second.receive_nothing(timeout=0.5)
     assert (await database_sync_to_async(latest_round)(first)).state == "settled"
@@ -483,12 +493,13 @@ async def test_a_socket_that_hears_nothing_for_longer_than_a_blocking_read_still
     await watcher.disconnect()
 
 
-async def test_watchers_hear_pauses_resumes_and_cancellations():
+async def test_watchers_hear_pauses_resumes_and_cancellations(clock):
     table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "50.00")
-    clock = Clock()
-    round_ = await database_sync_to_async(drive_to_state)(table, clock, "betting")
-    await database_sync_to_async(place)(alice, round_.pk, ("player", "10.00"))
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        await database_sync_to_async(place)(alice, round_.pk, ("player", "10.00"))
     player = await connect(table.pk, user=alice)
     await player.receive_json_from(timeout=5)
 
@@ -515,7 +526,7 @@ async def test_watchers_hear_pauses_resumes_and_cancellations():
     await database_sync_to_async(controls.table_resume)(table_id=table.pk, reason="Back")
     resumed = await frames_until(player, "table.resumed")
     assert resumed[-1]["reason"] is None  # "Back" stays internal
-    await database_sync_to_async(drive_to_state)(table, clock, "dealing")
+    await database_sync_to_async(drive_to_state)(table, table_clock, "dealing")
     await database_sync_to_async(controls.table_pause)(table_id=table.pk, reason="Card on the floor")
     paused = (await frames_until(player, "table.paused"))[-1]
     assert paused["round_state"] == "paused"
@@ -603,37 +614,39 @@ def _change_password(user) -> None:
 @pytest.mark.parametrize(
     "end_it", [_log_out, _deactivate, _change_password], ids=["logout", "deactivated", "password-changed"]
 )
-async def test_a_socket_opened_while_signed_in_cannot_bet_once_the_sign_in_has_ended(end_it):
+async def test_a_socket_opened_while_signed_in_cannot_bet_once_the_sign_in_has_ended(end_it, clock):
     """The socket's user is fixed when it connects; before every bet it re-reads the session and the account."""
     table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
     session = await database_sync_to_async(signed_in_session)(alice)
     communicator = await connect(table.pk, user=alice, session=session)
     await communicator.receive_json_from(timeout=5)
-    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
-    assert (await _reply_to_bet(communicator, round_.pk))["type"] == "bets.confirmed"
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        assert (await _reply_to_bet(communicator, round_.pk))["type"] == "bets.confirmed"
 
-    await database_sync_to_async(end_it)(session if end_it is _log_out else alice)
-    # A password change also closes the player's sockets (4401, after its commit): the bet meets whichever comes
-    # first, the close or the socket's own check; either way nothing is placed.
-    await communicator.send_json_to(_bet_frame(round_.pk))
-    while True:
-        message = await communicator.receive_output(timeout=5)
-        if message["type"] == "websocket.close":
-            assert end_it is _change_password, message
-            assert message.get("code") == 4401
-            break
-        frame = json.loads(message["text"])
-        if frame["type"] in {"error", "bets.confirmed"}:
-            assert frame.get("code") == "not_authenticated", frame
-            break
+        await database_sync_to_async(end_it)(session if end_it is _log_out else alice)
+        # A password change also closes the player's sockets (4401, after its commit): the bet meets whichever comes
+        # first, the close or the socket's own check; either way nothing is placed.
+        await communicator.send_json_to(_bet_frame(round_.pk))
+        while True:
+            message = await communicator.receive_output(timeout=5)
+            if message["type"] == "websocket.close":
+                assert end_it is _change_password, message
+                assert message.get("code") == 4401
+                break
+            frame = json.loads(message["text"])
+            if frame["type"] in {"error", "bets.confirmed"}:
+                assert frame.get("code") == "not_authenticated", frame
+                break
     assert await database_sync_to_async(balance_of)(alice) == 95
     count = await database_sync_to_async(lambda: round_.bets.count())()
     assert count == 1
     await communicator.disconnect()
 
 
-async def test_socket_confirms_count_against_the_same_per_player_rate_as_rest(settings):
+async def test_socket_confirms_count_against_the_same_per_player_rate_as_rest(settings, clock):
     """Four sockets of one player used to place 60 batches in 0.6 s: the REST limit never applied to them."""
     caches = {name: dict(config) for name, config in settings.CACHES.items()}
     caches["default"]["KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"
@@ -644,8 +657,10 @@ async def test_socket_confirms_count_against_the_same_per_player_rate_as_rest(se
     sockets = [await connect(table.pk, user=alice) for _ in range(2)]
     for socket in sockets:
         await socket.receive_json_from(timeout=5)
-    round_ = await database_sync_to_async(drive_to_state)(table, Clock(), "betting")
-    replies = [await _reply_to_bet(sockets[i % 2], round_.pk) for i in range(5)]
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        replies = [await _reply_to_bet(sockets[i % 2], round_.pk) for i in range(5)]
     assert [r["type"] for r in replies] == ["bets.confirmed"] * 3 + ["error"] * 2
     assert {r["code"] for r in replies[3:]} == {"throttled"}
     assert 0 < replies[3]["retry_after"] <= 60
