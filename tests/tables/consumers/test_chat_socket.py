@@ -194,6 +194,9 @@ async def test_a_suspended_player_cannot_write():
     else:
         assert output["type"] == "websocket.close"
     assert await count_messages() == 0
+    # Let the consumer end (its hub membership, its Redis subscriptions): a socket left open at the end of the
+    # test once hung the teardown for the whole 300 s.
+    await socket.disconnect()
 
 
 async def test_a_signed_out_watcher_reads_the_chat_but_cannot_write():
