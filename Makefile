@@ -54,6 +54,7 @@ bench: $(STAMP)
 	rm -f var/bench-results.jsonl && mkdir -p var
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/engine.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/bets.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/confirm.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/fanout.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/chat.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/table_page.py

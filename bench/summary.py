@@ -27,6 +27,7 @@ def fmt(value: float | None, unit: str) -> str:
 COMMANDS = {
     "engine": ".venv/bin/python bench/engine.py",
     "bets": ".venv/bin/python bench/bets.py",
+    "confirm": ".venv/bin/python bench/confirm.py",
     "fanout": ".venv/bin/python bench/fanout.py",
     "chat": ".venv/bin/python bench/chat.py",
     "table_page": ".venv/bin/python bench/table_page.py",
