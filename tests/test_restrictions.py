@@ -197,6 +197,23 @@ def test_an_unknown_period_is_refused_and_changes_nothing():
     assert not Restriction.objects.exists()
 
 
+def test_the_restriction_services_stamp_the_now_they_are_given(supervisor):
+    alice, bob = make_player("alice"), make_player("bob")
+    now = timezone.now() - timedelta(minutes=3)
+
+    suspended = services.player_suspend(user=alice, reason="Chargeback under review", actor=supervisor, now=now)
+    assert suspended.starts_at == now
+    later = now + timedelta(minutes=1)
+    assert services.player_reinstate(user=alice, reason="Cleared", actor=supervisor, now=later) == 1
+    assert Restriction.objects.get(pk=suspended.pk).lifted_at == later
+
+    closed = services.player_close(user=alice, reason="Asked to leave", actor=supervisor, now=later)
+    assert closed.starts_at == later
+
+    stop = services.player_self_restrict(user=bob, kind="time_out", period="24h", now=now)
+    assert (stop.starts_at, stop.ends_at) == (now, now + timedelta(hours=24))
+
+
 def test_a_stale_session_mark_without_a_restriction_is_dropped_and_the_player_stays_signed_in(client):
     alice = make_player("alice")
     cache.set(f"restricted:{alice.pk}", "suspension")

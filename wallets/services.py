@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
@@ -166,6 +167,7 @@ def wallet_post(
     reference: str,
     reason: str = "",
     actor: User | None = None,
+    now: datetime | None = None,
 ) -> int:
     """Move ``amount`` between a player wallet and the house (positive credits the player); return
     the ledger transaction's id.
@@ -173,7 +175,7 @@ def wallet_post(
     Call while holding the wallet's row lock (:func:`wallet_lock`), inside the
     caller's transaction. Refuses (before writing anything) a movement that
     would take the balance below zero or past what the column holds. One
-    statement writes the transaction, both entries and the new balance.
+    statement writes the transaction, both entries and the new balance. ``now`` (default: the clock) stamps them.
     """
     if wallet.kind != Wallet.Kind.PLAYER:
         raise DomainError("Only a player's wallet moves money against the house.")
@@ -195,7 +197,7 @@ def wallet_post(
                 "reference": reference[:80],
                 "reason": reason[:200],
                 "actor": actor.pk if actor is not None else None,
-                "now": timezone.now(),
+                "now": now or timezone.now(),
                 "wallet": wallet.pk,
                 "amount": amount,
                 "house_amount": -amount,
@@ -264,7 +266,15 @@ def wallet_adjust(
 
 
 def _operator_move(
-    *, user: User, amount: Decimal, kind: str, action: str, reason: str, reference: str, actor: User | None
+    *,
+    user: User,
+    amount: Decimal,
+    kind: str,
+    action: str,
+    reason: str,
+    reference: str,
+    actor: User | None,
+    now: datetime | None = None,
 ) -> LedgerTransaction:
     """Post a signed ``amount`` between the player and the house, and record ``action`` in the audit
     trail with the balance before and after, in the caller's transaction (``actor`` is None for commands)."""
@@ -283,6 +293,7 @@ def _operator_move(
         reference=reference or _operator_reference(actor),
         reason=reason,
         actor=actor,
+        now=now,
     )
     audit(
         actor=actor,
@@ -356,7 +367,7 @@ def _signed_amount(kind: str, amount: Decimal) -> Decimal:
 
 @transaction.atomic
 def wallet_move_once(
-    *, kind: str, user: User, amount: Decimal, reason: str, key: str, actor: User | None
+    *, kind: str, user: User, amount: Decimal, reason: str, key: str, actor: User | None, now: datetime | None = None
 ) -> StaffMovement:
     """A staff member's deposit, withdrawal or adjustment (``amount`` signed for an adjustment), asked for by a
     form that carries a one-time ``key``: the same key moves money (or asks for approval) once, however often the
@@ -364,8 +375,10 @@ def wallet_move_once(
     but created as a pending :class:`MoneyRequest` for :func:`money_request_approve`.
 
     Under the player's wallet lock, so a concurrent second post waits for the first and finds it; the database's
-    unique keys on the ledger reference and on the request stand behind that. Audited in either case.
+    unique keys on the ledger reference and on the request stand behind that. Audited in either case. ``now``
+    (default: the clock) stamps the request or the ledger rows.
     """
+    now = now or timezone.now()
     if kind not in _STAFF_KINDS:
         raise DomainError(f"Unknown money movement {kind!r}.")
     if not (8 <= len(key) <= 40 and set(key) <= _KEY_CHARS):
@@ -394,7 +407,7 @@ def wallet_move_once(
             reason=reason,
             key=key,
             requested_by=actor,
-            requested_at=timezone.now(),
+            requested_at=now,
         )
         audit(
             actor=actor,
@@ -406,7 +419,14 @@ def wallet_move_once(
         return StaffMovement(transaction=None, request=request, repeated=False)
     ledger_kind, action = _STAFF_KINDS[MoneyRequest.Kind(kind)]
     txn = _operator_move(
-        user=user, amount=signed, kind=ledger_kind, action=action, reason=reason, reference=reference, actor=actor
+        user=user,
+        amount=signed,
+        kind=ledger_kind,
+        action=action,
+        reason=reason,
+        reference=reference,
+        actor=actor,
+        now=now,
     )
     return StaffMovement(transaction=txn, request=None, repeated=False)
 
@@ -428,11 +448,15 @@ def _decide(*, request_id: int, actor: User | None) -> MoneyRequest:
 
 
 @transaction.atomic
-def money_request_approve(*, request_id: int, actor: User | None, note: str = "") -> MoneyRequest:
+def money_request_approve(
+    *, request_id: int, actor: User | None, note: str = "", now: datetime | None = None
+) -> MoneyRequest:
     """Approve a pending request and apply it, once: the request row is locked, a second approval (or a rejection
     meanwhile) finds it decided. Refused to its own maker, to the player, and to staff without
     ``wallets.approve_money``; an approval whose movement the wallet refuses (a withdrawal larger than the
-    balance) changes nothing and stays pending. Audited with the approver, besides the movement's own entry."""
+    balance) changes nothing and stays pending. Audited with the approver, besides the movement's own entry.
+    ``now`` (default: the clock) stamps ``decided_at`` and the ledger rows."""
+    now = now or timezone.now()
     request = _decide(request_id=request_id, actor=actor)
     ledger_kind, action = _STAFF_KINDS[MoneyRequest.Kind(request.kind)]
     txn = _operator_move(
@@ -443,9 +467,10 @@ def money_request_approve(*, request_id: int, actor: User | None, note: str = ""
         reason=request.reason,
         reference=f"request:{request.pk}",
         actor=actor,
+        now=now,
     )
     request.status = MoneyRequest.Status.APPROVED
-    request.decided_by, request.decided_at, request.decision_note = actor, timezone.now(), note.strip()[:200]
+    request.decided_by, request.decided_at, request.decision_note = actor, now, note.strip()[:200]
     request.transaction = txn
     request.save(update_fields=["status", "decided_by", "decided_at", "decision_note", "transaction"])
     audit(
@@ -460,14 +485,18 @@ def money_request_approve(*, request_id: int, actor: User | None, note: str = ""
 
 
 @transaction.atomic
-def money_request_reject(*, request_id: int, actor: User | None, note: str) -> MoneyRequest:
-    """Reject a pending request (with a reason): no money moves. The same checks as an approval."""
+def money_request_reject(
+    *, request_id: int, actor: User | None, note: str, now: datetime | None = None
+) -> MoneyRequest:
+    """Reject a pending request (with a reason): no money moves. The same checks as an approval. ``now``
+    (default: the clock) stamps ``decided_at``."""
+    now = now or timezone.now()
     note = (note or "").strip()
     if not note:
         raise MissingReason("Say why the request is rejected.")
     request = _decide(request_id=request_id, actor=actor)
     request.status = MoneyRequest.Status.REJECTED
-    request.decided_by, request.decided_at, request.decision_note = actor, timezone.now(), note[:200]
+    request.decided_by, request.decided_at, request.decision_note = actor, now, note[:200]
     request.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
     audit(
         actor=actor,
@@ -523,6 +552,7 @@ def wallets_credit_many(
     reference: str,
     reason: str = "",
     transaction_id: int | None = None,
+    now: datetime | None = None,
 ) -> dict[int, Credit]:
     """Credit many players at once (a round's payouts or refunds): ``{user_id: amount > 0}``.
 
@@ -530,7 +560,8 @@ def wallets_credit_many(
     number of players, in two statements: the wallets are locked in primary-key order with one
     ``SELECT … FOR UPDATE`` (so two settlements never deadlock), then one statement writes the transaction,
     its legs and the new balances. ``transaction_id`` is an id from :func:`ledger_transaction_reserve`, when the
-    caller recorded it elsewhere first. Returns ``{user_id: Credit}``; every credit names the same transaction.
+    caller recorded it elsewhere first. ``now`` (default: the clock) stamps the rows. Returns
+    ``{user_id: Credit}``; every credit names the same transaction.
     """
     amounts_of = {int(uid): money.to_amount(amount) for uid, amount in credits.items()}
     if not amounts_of:
@@ -573,7 +604,7 @@ def wallets_credit_many(
                 "kind": kind,
                 "reference": reference[:80],
                 "reason": reason[:200],
-                "now": timezone.now(),
+                "now": now or timezone.now(),
                 "house": house_id,
                 "house_amount": -sum(amounts),
             },
@@ -642,16 +673,18 @@ def wallet_open_player(*, user: User, credit: bool = True) -> LedgerTransaction 
 
 
 @transaction.atomic
-def wallet_refill(*, user: User, minimum_stake: Decimal) -> LedgerTransaction:
+def wallet_refill(*, user: User, minimum_stake: Decimal, now: datetime | None = None) -> LedgerTransaction:
     """Top a player's play money back up to the starting balance, from the house.
 
     Allowed when the balance is below ``minimum_stake`` (the smallest stake a player can bet, which the
     tables know) and the last refill was at least an hour ago; refused
     otherwise with :class:`RefillNotNeeded` or :class:`RefillTooSoon` (409, nothing written). The rules are
     read under the wallet's row lock, so two refills at once credit once: the second sees the first's balance.
+    ``now`` (default: the clock) is when the hour is counted to, and stamps the deposit.
     """
+    now = now or timezone.now()
     wallet = wallet_lock(user=user)
-    status = selectors.wallet_refill_status(user=user, minimum_stake=minimum_stake, balance=wallet.balance)
+    status = selectors.wallet_refill_status(user=user, minimum_stake=minimum_stake, balance=wallet.balance, now=now)
     if status.refusal == "refill_not_needed":
         raise RefillNotNeeded(
             f"A refill is for a balance below the smallest table minimum ({money.display(status.minimum)}); "
@@ -670,5 +703,6 @@ def wallet_refill(*, user: User, minimum_stake: Decimal) -> LedgerTransaction:
         kind=LedgerTransaction.Kind.DEPOSIT,
         reference=selectors.refill_reference(user_id=user.pk),
         reason="Play-money refill",
+        now=now,
     )
     return LedgerTransaction.objects.get(pk=txn_id)

@@ -192,17 +192,19 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
 
 
 @transaction.atomic
-def player_refill(*, user: Any) -> LedgerTransaction:
+def player_refill(*, user: Any, now: datetime | None = None) -> LedgerTransaction:
     """Top the player's play money back up (``wallets.services.wallet_refill``), when their balance is below
     the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``) and the refill stays
     within the player's deposit limits (``accounts.limits``: 403 ``limit_reached``). The limits are read
-    holding the wallet's lock, which the refill then takes again in the same transaction."""
+    holding the wallet's lock, which the refill then takes again in the same transaction. ``now`` defaults to the
+    clock."""
+    now = now or timezone.now()
     minimum = table_minimum_stake()
     wallet = wallet_lock(user=user)
     status = wallet_refill_status(user=user, minimum_stake=minimum, balance=wallet.balance)
     if status.refusal is None:
-        play_limits_check_deposit(user_id=user.pk, amount=status.starting - wallet.balance, now=timezone.now())
-    return wallet_refill(user=user, minimum_stake=minimum)
+        play_limits_check_deposit(user_id=user.pk, amount=status.starting - wallet.balance, now=now)
+    return wallet_refill(user=user, minimum_stake=minimum, now=now)
 
 
 def sign_in_record(*, user: Any, request: HttpRequest | None, method: str = SignIn.Method.PAGE) -> SignIn:
@@ -280,13 +282,13 @@ def restriction_refusal(stop: Restriction) -> DomainError:
     return DomainError(detail, code=REFUSAL_CODES[Restriction.Kind(stop.kind)], status=403)
 
 
-def _stop_play(*, user: Any, stop: Restriction) -> None:
+def _stop_play(*, user: Any, stop: Restriction, now: datetime) -> None:
     """What every new restriction does at once: API tokens revoked, open sockets closed, and a mark that ends the
     player's signed-in sessions at their next request (baccarat_site.accounts.middleware), set after commit.
     Bets are refused from the database row itself (tables.services.placement), whatever the mark."""
     api_token_revoke(user=user)
     sockets_close(user=user, reason=stop.kind)  # after commit: every open socket of theirs closes with 4401
-    timeout = None if stop.ends_at is None else max(1, int((stop.ends_at - timezone.now()).total_seconds()) + 1)
+    timeout = None if stop.ends_at is None else max(1, int((stop.ends_at - now).total_seconds()) + 1)
     transaction.on_commit(lambda: cache.set(_restricted_key(user.pk), stop.kind, timeout=timeout))
 
 
@@ -308,30 +310,30 @@ def _player(user: Any) -> None:
 
 
 @transaction.atomic
-def player_suspend(*, user: Any, reason: str, actor: Any) -> Restriction:
+def player_suspend(*, user: Any, reason: str, actor: Any, now: datetime | None = None) -> Restriction:
     """Suspend a player (staff with ``accounts.suspend_player``, a reason required): sign-in, tokens and bets are
     refused until :func:`player_reinstate`. Suspending a suspended player changes nothing and returns the stop in
-    force. Audited with who, before and after."""
-    return _staff_restriction(user=user, reason=reason, actor=actor, kind=Restriction.Kind.SUSPENSION)
+    force. Audited with who, before and after. ``now`` (default: the clock) is when it starts."""
+    return _staff_restriction(user=user, reason=reason, actor=actor, kind=Restriction.Kind.SUSPENSION, now=now)
 
 
 @transaction.atomic
-def player_close(*, user: Any, reason: str, actor: Any) -> Restriction:
-    """Close a player's account for good (staff with ``accounts.suspend_player``). Audited."""
-    return _staff_restriction(user=user, reason=reason, actor=actor, kind=Restriction.Kind.CLOSURE)
+def player_close(*, user: Any, reason: str, actor: Any, now: datetime | None = None) -> Restriction:
+    """Close a player's account for good (staff with ``accounts.suspend_player``), from ``now`` (default: the
+    clock). Audited."""
+    return _staff_restriction(user=user, reason=reason, actor=actor, kind=Restriction.Kind.CLOSURE, now=now)
 
 
-def _staff_restriction(*, user: Any, reason: str, actor: Any, kind: str) -> Restriction:
+def _staff_restriction(*, user: Any, reason: str, actor: Any, kind: str, now: datetime | None) -> Restriction:
+    now = now or timezone.now()
     reason = _staff_reason(actor, reason)
     _player(user)
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one decision at a time per player
     same = Restriction.objects.filter(user=user, kind=kind, lifted_at__isnull=True).first()
     if same is not None:
         return same
-    before = selectors.active_restriction(user_id=user.pk)
-    stop = Restriction.objects.create(
-        user=user, kind=kind, starts_at=timezone.now(), reason=reason[:200], created_by=actor
-    )
+    before = selectors.active_restriction(user_id=user.pk, now=now)
+    stop = Restriction.objects.create(user=user, kind=kind, starts_at=now, reason=reason[:200], created_by=actor)
     audit(
         actor=actor,
         action=f"player.{'suspend' if kind == Restriction.Kind.SUSPENSION else 'close'}",
@@ -340,17 +342,17 @@ def _staff_restriction(*, user: Any, reason: str, actor: Any, kind: str) -> Rest
         before={"restriction": before.kind if before else None},
         after={"restriction": kind},
     )
-    _stop_play(user=user, stop=stop)
+    _stop_play(user=user, stop=stop, now=now)
     return stop
 
 
 @transaction.atomic
-def player_reinstate(*, user: Any, reason: str, actor: Any) -> int:
-    """Lift a staff suspension (a closure, a time-out and a self-exclusion stay). Returns how many were lifted.
-    Audited."""
+def player_reinstate(*, user: Any, reason: str, actor: Any, now: datetime | None = None) -> int:
+    """Lift a staff suspension (a closure, a time-out and a self-exclusion stay), stamping ``lifted_at`` with
+    ``now`` (default: the clock). Returns how many were lifted. Audited."""
+    now = now or timezone.now()
     reason = _staff_reason(actor, reason)
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    now = timezone.now()
     lifted = Restriction.objects.filter(user=user, kind=Restriction.Kind.SUSPENSION, lifted_at__isnull=True).update(
         lifted_at=now, lifted_by=actor, lift_reason=reason[:200]
     )
@@ -383,18 +385,18 @@ def self_restriction_end(*, kind: str, period: str, now: datetime) -> datetime:
 
 
 @transaction.atomic
-def player_self_restrict(*, user: Any, kind: str, period: str) -> Restriction:
+def player_self_restrict(*, user: Any, kind: str, period: str, now: datetime | None = None) -> Restriction:
     """The player's own time-out (``24h``, ``7d``, ``30d``, ``6w``) or self-exclusion (``6m``, ``1y``, ``5y``),
     from now. It cannot be shortened or lifted early by anyone; taking another while one runs keeps the longer
-    end. Audited with the player as actor."""
-    self_restriction_end(kind=kind, period=period, now=timezone.now())  # refuses a bad kind or period first
+    end. Audited with the player as actor. ``now`` defaults to the clock."""
+    now = now or timezone.now()
+    self_restriction_end(kind=kind, period=period, now=now)  # refuses a bad kind or period first
     _player(user)
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    now = timezone.now()
     ends_at = self_restriction_end(kind=kind, period=period, now=now)
     stop = Restriction.objects.create(user=user, kind=kind, starts_at=now, ends_at=ends_at)
     audit(actor=user, action=f"player.{kind}", target=user, after={"restriction": kind, "until": stop.ends_at})
-    _stop_play(user=user, stop=selectors.active_restriction(user_id=user.pk, now=now) or stop)
+    _stop_play(user=user, stop=selectors.active_restriction(user_id=user.pk, now=now) or stop, now=now)
     return stop
 
 

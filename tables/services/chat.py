@@ -154,12 +154,13 @@ WHERE u.id = %s
 """
 
 
-def chat_may_write(*, user: User, table_id: int) -> None:
+def chat_may_write(*, user: User, table_id: int, now: datetime | None = None) -> None:
     """Refuse (``DomainError``) a player who may not write at ``table_id`` now: signed out, disabled,
-    restricted, muted; or a table that is gone. Read now, not at sign-in (one query)."""
+    restricted, muted; or a table that is gone. Read now, not at sign-in (one query); ``now`` defaults to the
+    clock."""
     if user is None or not getattr(user, "is_authenticated", False):
         raise DomainError("Sign in to chat.", code="not_authenticated", status=401)
-    now = timezone.now()
+    now = now or timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(_MAY_WRITE.format(users=get_user_model()._meta.db_table), [now, now, now, table_id, user.pk])
         row = cursor.fetchone()
@@ -215,14 +216,15 @@ def _operator_reason(actor: User | None, reason: str) -> str:
 
 
 @transaction.atomic
-def chat_delete(*, message_id: int, actor: User | None, reason: str) -> bool:
+def chat_delete(*, message_id: int, actor: User | None, reason: str, now: datetime | None = None) -> bool:
     """Delete a message (an operator, with a reason): it leaves every open page (``chat.deleted``) and the
-    history; the admin still shows it, marked. Deleting a deleted message changes nothing (False). Audited."""
+    history; the admin still shows it, marked. Deleting a deleted message changes nothing (False). Audited.
+    ``now`` (default: the clock) stamps ``deleted_at``."""
+    now = now or timezone.now()
     reason = _operator_reason(actor, reason)
     message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
     if message is None:
         raise NotFound("No such chat message.")
-    now = timezone.now()
     done = ChatMessage.objects.filter(pk=message_id, deleted_at__isnull=True).update(deleted_at=now, deleted_by=actor)
     if not done:
         return False
@@ -240,9 +242,10 @@ def chat_delete(*, message_id: int, actor: User | None, reason: str) -> bool:
 
 
 @transaction.atomic
-def chat_mute(*, player: User, minutes: int, reason: str, actor: User | None) -> ChatMute:
-    """Keep ``player`` from writing in any table's chat for ``minutes`` (1 to 30 days' worth) from now. A mute
-    that already runs longer stays as it is (returned). Audited."""
+def chat_mute(*, player: User, minutes: int, reason: str, actor: User | None, now: datetime | None = None) -> ChatMute:
+    """Keep ``player`` from writing in any table's chat for ``minutes`` (1 to 30 days' worth) from ``now``
+    (default: the clock). A mute that already runs longer stays as it is (returned). Audited."""
+    now = now or timezone.now()
     actor = _moderator(actor)
     reason = _operator_reason(actor, reason)
     if isinstance(minutes, bool) or not isinstance(minutes, int) or not 1 <= minutes <= MAX_MUTE_MINUTES:
@@ -250,7 +253,6 @@ def chat_mute(*, player: User, minutes: int, reason: str, actor: User | None) ->
     if player.pk == actor.pk:
         raise DomainError("No one mutes themselves.", code="not_allowed", status=403)
     type(player).objects.select_for_update().filter(pk=player.pk).first()  # one decision at a time per player
-    now = timezone.now()
     until: datetime = now + timedelta(minutes=minutes)
     running = active_mute(player.pk, now=now)
     if running is not None and running.until >= until:
@@ -269,10 +271,11 @@ def chat_mute(*, player: User, minutes: int, reason: str, actor: User | None) ->
 
 
 @transaction.atomic
-def chat_unmute(*, player: User, reason: str, actor: User | None) -> int:
-    """Lift every mute of ``player`` in force now. Returns how many; audited when there was one."""
+def chat_unmute(*, player: User, reason: str, actor: User | None, now: datetime | None = None) -> int:
+    """Lift every mute of ``player`` in force at ``now`` (default: the clock), stamping ``lifted_at`` with it.
+    Returns how many; audited when there was one."""
+    now = now or timezone.now()
     reason = _operator_reason(actor, reason)
-    now = timezone.now()
     running = active_mute(player.pk, now=now)
     lifted = ChatMute.objects.filter(player=player, lifted_at__isnull=True, until__gt=now).update(
         lifted_at=now, lifted_by=actor

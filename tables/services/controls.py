@@ -57,14 +57,18 @@ logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
-def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: User | None = None) -> dict[str, Any]:
+def table_pause(
+    *, table_id: int, reason: str, fault: bool = False, actor: User | None = None, now: datetime | None = None
+) -> dict[str, Any]:
     """Pause a table (operator, or a fault). docs/rules.md, "Disconnection and errors":
 
     - a round that has not started dealing (betting/closed) is cancelled and every stake refunded;
     - a round being dealt or awaiting settlement is paused and waits for ``table_resume`` or ``round_cancel``.
 
     No new round opens while the table is paused. Returns what was done; pausing a paused table changes nothing.
+    ``now`` (default: the clock) stamps a cancelled round.
     """
+    now = now or timezone.now()
     reason = reason[:200]
     table = Table.objects.select_for_update().get(pk=table_id)
     if table.status != Table.Status.OPEN:  # paused already, or closed/retired: nothing is running
@@ -74,7 +78,9 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: User 
     if round_ is not None and round_.state in BEFORE_DEALING:
         try:
             with transaction.atomic():
-                settlement.round_refund(round_id=round_.pk, reason=reason, cause="fault" if fault else "paused")
+                settlement.round_refund(
+                    round_id=round_.pk, reason=reason, cause="fault" if fault else "paused", now=now
+                )
             outcome = Round.State.CANCELLED
         except Exception:  # refund failed: hold the round for the operator instead of losing it
             logger.exception("round %s: cancel failed while pausing; pausing the round instead", round_.pk)
@@ -113,9 +119,12 @@ def table_pause(*, table_id: int, reason: str, fault: bool = False, actor: User 
 
 
 @transaction.atomic
-def table_resume(*, table_id: int, reason: str = "", actor: User | None = None) -> dict[str, Any]:
-    """Resume a paused table: a paused round continues from its persisted cards, else the next round opens."""
-    now = timezone.now()
+def table_resume(
+    *, table_id: int, reason: str = "", actor: User | None = None, now: datetime | None = None
+) -> dict[str, Any]:
+    """Resume a paused table: a paused round continues from its persisted cards, else the next round opens
+    (due at ``now``, default: the clock)."""
+    now = now or timezone.now()
     table = Table.objects.select_for_update().get(pk=table_id)
     if table.status != Table.Status.PAUSED:
         return {"resumed": False, "round_id": None}
@@ -145,7 +154,7 @@ def table_resume(*, table_id: int, reason: str = "", actor: User | None = None) 
         {
             "type": "table.resumed",
             "table_id": table_id,
-            "notice": status_notice(Table.objects.get(pk=table_id)),
+            "notice": status_notice(Table.objects.get(pk=table_id), now),
             "reason": None,  # the operator's words stay internal
             "round_id": round_.pk if round_ is not None else None,
         },
@@ -159,14 +168,15 @@ class RoundNotCancellable(DomainError):
 
 
 @transaction.atomic
-def round_cancel(*, round_id: int, reason: str, actor: User | None = None) -> int:
+def round_cancel(*, round_id: int, reason: str, actor: User | None = None, now: datetime | None = None) -> int:
     """Operator: cancel a live round and refund every stake (``tables.services.settlement.round_refund``).
 
     RULES: a round may be cancelled before it has started dealing, or once it is paused (a fault during
     dealing); a round being dealt or showing its result must be paused first. Raises RoundNotCancellable
     otherwise. Returns the number of bets refunded. An open table goes on with its next round; a paused one
-    stays paused.
+    stays paused. ``now`` (default: the clock) stamps the cancellation and makes the next round due.
     """
+    now = now or timezone.now()
     round_ = Round.objects.select_related("table").get(pk=round_id)
     Table.objects.select_for_update().get(pk=round_.table_id)
     round_ = Round.objects.select_for_update().get(pk=round_id)
@@ -177,7 +187,7 @@ def round_cancel(*, round_id: int, reason: str, actor: User | None = None) -> in
             f"Round {round_.pk} is {round_.state}: only a round that has not started dealing, or a paused one, "
             "can be cancelled. Pause the table first."
         )
-    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200], cause="operator")
+    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200], cause="operator", now=now)
     audit(
         actor=actor,
         action="round.cancel",
@@ -187,16 +197,18 @@ def round_cancel(*, round_id: int, reason: str, actor: User | None = None) -> in
         after={"state": Round.State.CANCELLED, "bets_refunded": refunded},
         extra={"round_id": round_.pk},
     )
-    Table.objects.filter(pk=round_.table_id, status=Table.Status.OPEN).update(next_action_at=timezone.now())
+    Table.objects.filter(pk=round_.table_id, status=Table.Status.OPEN).update(next_action_at=now)
     return refunded
 
 
-def table_round_cancel(*, table_id: int, reason: str, actor: User | None = None) -> tuple[Round, int] | None:
+def table_round_cancel(
+    *, table_id: int, reason: str, actor: User | None = None, now: datetime | None = None
+) -> tuple[Round, int] | None:
     """Operator: cancel the table's live round (``round_cancel``); None when no round is live."""
     live = live_round(table_id)
     if live is None:
         return None
-    return live, round_cancel(round_id=live.pk, reason=reason, actor=actor)
+    return live, round_cancel(round_id=live.pk, reason=reason, actor=actor, now=now)
 
 
 # ── closing, reopening, retiring; opening hours ─────────────────────────────
@@ -253,17 +265,20 @@ def _close_now(table: Table, *, now: datetime, by: str) -> bool:
 
 
 @transaction.atomic
-def table_close(*, table_id: int, when: str, reason: str, actor: User | None = None) -> dict[str, Any]:
+def table_close(
+    *, table_id: int, when: str, reason: str, actor: User | None = None, now: datetime | None = None
+) -> dict[str, Any]:
     """Operator: close a table at the end of its current round (``when="round"``) or of its current shoe
     (``"shoe"``). The round under way (or every round left in the shoe) is played and settled as usual; then no
     new round opens and the table is ``closed``. With no round live (and, for ``"shoe"``, the shoe at its cut
     card) it closes at once. Closing a closed table changes nothing; a retired one raises TableRetired.
 
-    Returns ``{"closed": closed now, "closing": waiting for the round or shoe to end}``.
+    Returns ``{"closed": closed now, "closing": waiting for the round or shoe to end}``. ``now`` defaults to the
+    clock.
     """
+    now = now or timezone.now()
     if when not in CLOSE_WHEN:
         raise DomainError(f"Close at the end of a round or of a shoe, not {when!r}.", code="invalid_close")
-    now = timezone.now()
     reason = reason[:200]
     table = Table.objects.select_for_update().get(pk=table_id)
     if table.status == Table.Status.RETIRED:
@@ -347,15 +362,17 @@ def _reopen(table: Table, *, now: datetime, guard: dict[str, Any]) -> bool:
 
 
 @transaction.atomic
-def table_reopen(*, table_id: int, reason: str, actor: User | None = None) -> dict[str, Any]:
+def table_reopen(
+    *, table_id: int, reason: str, actor: User | None = None, now: datetime | None = None
+) -> dict[str, Any]:
     """Operator: a closed table opens its next round (its shoe goes on, or a new one is shuffled). On an open or
     paused table waiting to close, the close is called off. A retired table must be taken out of retirement
     first (TableRetired). Outside its opening hours a reopened table is closed again by its hours at once, and
     reopens when they begin: clear its hours to open it now.
 
-    Returns ``{"reopened": …, "close_called_off": …}``.
+    Returns ``{"reopened": …, "close_called_off": …}``. ``now`` defaults to the clock.
     """
-    now = timezone.now()
+    now = now or timezone.now()
     reason = reason[:200]
     table = Table.objects.select_for_update().get(pk=table_id)
     if table.status == Table.Status.RETIRED:

@@ -381,7 +381,7 @@ def _place(
                 f"Your balance of {money.display(held)} does not cover these bets ({money.display(total)})."
             )
         stake_id = wallet_services.wallet_post(
-            wallet=wallet, amount=-total, kind=LedgerTransaction.Kind.STAKE, reference=f"round:{round_id}"
+            wallet=wallet, amount=-total, kind=LedgerTransaction.Kind.STAKE, reference=f"round:{round_id}", now=now
         )
 
         placed = Placement(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -87,9 +87,11 @@ def risk_scan_later(*, round_id: int) -> None:
     transaction.on_commit(send)
 
 
-def risk_scan_round(*, round_id: int) -> int:
+def risk_scan_round(*, round_id: int, now: datetime | None = None) -> int:
     """Raise every alert round ``round_id`` calls for; return how many were new. A round still taking bets or
-    cancelled (its stakes refunded) raises nothing; win alerts wait for the settlement."""
+    cancelled (its stakes refunded) raises nothing; win alerts wait for the settlement. ``now`` (default: the
+    clock) is when the linked-accounts look-back ends."""
+    now = now or timezone.now()
     round_ = Round.objects.select_related("table__variant", "shoe").filter(pk=round_id).first()
     if round_ is None or round_.state in _NOT_SCANNED:
         return 0
@@ -100,7 +102,7 @@ def risk_scan_round(*, round_id: int) -> int:
         alerts = [
             *_large_bets(round_, bets, limits.bet, names),
             *_exposure(round_, bets, limits.exposure),
-            *_linked_accounts(round_, bets, names),
+            *_linked_accounts(round_, bets, names, now),
         ]
         if round_.state == Round.State.SETTLED:
             alerts += _large_wins(round_, bets, limits.win, names)
@@ -192,7 +194,7 @@ def _large_wins(round_: Round, bets: Any, threshold: Decimal, names: _Names) -> 
     ]
 
 
-def _linked_accounts(round_: Round, bets: Any, names: _Names) -> list[RiskAlert]:
+def _linked_accounts(round_: Round, bets: Any, names: _Names, now: datetime) -> list[RiskAlert]:
     sides: dict[str, dict[int, Decimal]] = {"player": {}, "banker": {}}
     for user_id, bet_type, total in (
         bets.filter(type__in=("player", "banker"))
@@ -205,7 +207,7 @@ def _linked_accounts(round_: Round, bets: Any, names: _Names) -> list[RiskAlert]
     on_player, on_banker = set(sides["player"]), set(sides["banker"])
     if not on_player or not on_banker or len(on_player | on_banker) < 2:
         return []
-    since = timezone.now() - timedelta(days=settings.RISK_LINK_DAYS)
+    since = now - timedelta(days=settings.RISK_LINK_DAYS)
     shared: dict[tuple[str, str], set[int]] = defaultdict(set)
     for user_id, address, device in (
         SignIn.objects.filter(user_id__in=on_player | on_banker, at__gte=since)
@@ -265,14 +267,16 @@ class AlreadyAcknowledged(Conflict):
 
 
 @transaction.atomic
-def risk_alert_acknowledge(*, alert_id: int, actor: User | None, note: str = "") -> RiskAlert:
+def risk_alert_acknowledge(
+    *, alert_id: int, actor: User | None, note: str = "", now: datetime | None = None
+) -> RiskAlert:
     """Mark an open alert acknowledged by ``actor`` (who needs ``tables.acknowledge_riskalert``), with an optional
     note, and record it in the audit trail. Compare-and-set: acknowledging twice is refused
-    (:class:`AlreadyAcknowledged`) and changes nothing."""
+    (:class:`AlreadyAcknowledged`) and changes nothing. ``now`` (default: the clock) stamps ``acknowledged_at``."""
+    now = now or timezone.now()
     if actor is None or not actor.has_perm("tables.acknowledge_riskalert"):
         raise DomainError("You may view risk alerts but not acknowledge them.", code="permission_denied", status=403)
     note = (note or "").strip()[:200]
-    now = timezone.now()
     updated = RiskAlert.objects.filter(pk=alert_id, acknowledged_at__isnull=True).update(
         acknowledged_by=actor, acknowledged_at=now, note=note
     )
@@ -294,14 +298,16 @@ def risk_alert_acknowledge(*, alert_id: int, actor: User | None, note: str = "")
     return alert
 
 
-def risk_scan_recent(*, hours: float) -> tuple[int, int]:
-    """Scan again every round whose betting closed in the last ``hours`` (e.g. after a broker outage lost the
-    tasks); returns (rounds scanned, new alerts). Already raised alerts are not raised again."""
-    since = timezone.now() - timedelta(hours=hours)
+def risk_scan_recent(*, hours: float, now: datetime | None = None) -> tuple[int, int]:
+    """Scan again every round whose betting closed in the ``hours`` before ``now`` (default: the clock; e.g.
+    after a broker outage lost the tasks); returns (rounds scanned, new alerts). Already raised alerts are not
+    raised again."""
+    now = now or timezone.now()
+    since = now - timedelta(hours=hours)
     round_ids = list(
         Round.objects.filter(closed_at__gte=since)
         .exclude(state__in=_NOT_SCANNED)
         .order_by("id")
         .values_list("pk", flat=True)
     )
-    return len(round_ids), sum(risk_scan_round(round_id=round_id) for round_id in round_ids)
+    return len(round_ids), sum(risk_scan_round(round_id=round_id, now=now) for round_id in round_ids)

@@ -105,13 +105,14 @@ class Settlement:
 
 
 @transaction.atomic
-def round_settle(*, round_id: int) -> int:
+def round_settle(*, round_id: int, now: datetime | None = None) -> int:
     """Pay every open bet of a dealt round exactly once (``result → settled``); return how many.
 
     Returns 0 when the round is not in ``result`` (already settled, or not dealt): the compare-and-set on
-    the round's state makes repeated and concurrent calls harmless.
+    the round's state makes repeated and concurrent calls harmless. ``now`` (default: the clock) stamps
+    ``settled_at`` and the payout ledger rows.
     """
-    now = timezone.now()
+    now = now or timezone.now()
     if (
         Round.objects.filter(pk=round_id, state=Round.State.RESULT).update(state=Round.State.SETTLED, settled_at=now)
         != 1
@@ -139,13 +140,14 @@ def round_settle(*, round_id: int) -> int:
 
 
 @transaction.atomic
-def round_refund(*, round_id: int, reason: str, cause: str = "operator") -> int:
+def round_refund(*, round_id: int, reason: str, cause: str = "operator", now: datetime | None = None) -> int:
     """Cancel a live round and refund every open stake exactly once; return how many bets were refunded.
 
     The money half of cancelling a round (``tables.services.controls.round_cancel`` is the operator's
     action, ``table_pause`` the fault path). Returns 0 when the round is already settled or cancelled.
+    ``now`` (default: the clock) stamps ``cancelled_at`` and the refund ledger rows.
     """
-    now = timezone.now()
+    now = now or timezone.now()
     reason = reason[:200]
     updated = Round.objects.filter(pk=round_id, state__in=LIVE_STATES).update(
         state=Round.State.CANCELLED, cancelled_at=now, reason=reason
@@ -209,6 +211,7 @@ def _move_money(
         kind=kind,
         reference=f"round:{round_id}",
         transaction_id=txn,
+        now=now,
     )
     settlement = Settlement(
         round_id=round_id,

@@ -91,7 +91,7 @@ def table_step(*, table_id: int, now: datetime | None = None) -> str | None:
         raise  # the database, not the game: nothing committed, the next tick retries
     except Exception as exc:
         logger.exception("table %s: fault while advancing; pausing it", table_id)
-        table_pause(table_id=table_id, reason=f"fault: {type(exc).__name__}: {exc}"[:200], fault=True)
+        table_pause(table_id=table_id, reason=f"fault: {type(exc).__name__}: {exc}"[:200], fault=True, now=now)
         return "faulted"
 
 

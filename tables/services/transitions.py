@@ -369,7 +369,7 @@ def round_finish(*, round_id: int, now: datetime | None = None) -> bool:
     round_ = Round.objects.select_related("table").get(pk=round_id)
     if round_.state != Round.State.RESULT:
         return False
-    settlement.round_settle(round_id=round_id)
+    settlement.round_settle(round_id=round_id, now=now)
     if not Round.objects.filter(pk=round_id, state=Round.State.SETTLED).exists():
         return False
     next_at = (round_.result_at or now) + timedelta(seconds=round_.table.result_seconds)

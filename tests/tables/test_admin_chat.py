@@ -3,6 +3,8 @@ audited; who may (Table operators, Supervisors) and who may not (Auditors read, 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from auditlog.models import LogEntry
 from django.contrib.auth.models import Group
@@ -180,3 +182,21 @@ def test_the_services_refuse_an_actor_without_the_permission(message):
     with pytest.raises(Exception, match="moderate the chat"):
         chat.chat_mute(player=message.author, minutes=10, reason="because", actor=someone)
     assert LogEntry.objects.filter(additional_data__action__startswith="chat.").count() == 0
+
+
+def test_the_moderation_services_stamp_the_now_they_are_given(message):
+    _client, supervisor = staff_client("sam", roles.SUPERVISORS)
+    now = timezone.now() + timedelta(minutes=3)
+
+    assert chat.chat_delete(message_id=message.pk, actor=supervisor, reason="rude words", now=now)
+    assert ChatMessage.objects.get(pk=message.pk).deleted_at == now
+
+    mute = chat.chat_mute(player=message.author, minutes=60, reason="spamming", actor=supervisor, now=now)
+    assert mute.until == now + timedelta(minutes=60)
+    with pytest.raises(Exception, match="cannot write in the chat"):
+        chat.chat_may_write(user=message.author, table_id=message.table_id, now=now + timedelta(minutes=59))
+    chat.chat_may_write(user=message.author, table_id=message.table_id, now=now + timedelta(minutes=61))
+
+    later = now + timedelta(minutes=5)
+    assert chat.chat_unmute(player=message.author, reason="apologised", actor=supervisor, now=later) == 1
+    assert ChatMute.objects.get(pk=mute.pk).lifted_at == later

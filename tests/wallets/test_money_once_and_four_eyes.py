@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -330,3 +331,50 @@ def test_the_database_refuses_a_request_decided_by_its_maker_or_for_the_makers_o
         )
     with pytest.raises(IntegrityError), transaction.atomic():
         MoneyRequest.objects.create(player=cashier, key="k2", requested_by=cashier, **base)
+
+
+def test_the_movement_services_stamp_the_now_they_are_given(cashier, supervisor, make_player):
+    alice = make_player("alice", "2000.00")
+    now = timezone.now() + timedelta(minutes=3)
+
+    small = services.wallet_move_once(
+        kind="deposit",
+        user=alice,
+        amount=Decimal("75.00"),
+        reason="Cash desk 3",
+        key=uuid.uuid4().hex,
+        actor=cashier,
+        now=now,
+    )
+    assert small.transaction is not None
+    assert small.transaction.created_at == now
+    assert set(small.transaction.entries.values_list("created_at", flat=True)) == {now}
+
+    asked = services.wallet_move_once(
+        kind="withdrawal",
+        user=alice,
+        amount=Decimal("1500.00"),
+        reason="Cash out",
+        key=uuid.uuid4().hex,
+        actor=cashier,
+        now=now,
+    ).request
+    assert asked is not None
+    assert asked.requested_at == now
+    later = now + timedelta(minutes=1)
+    approved = services.money_request_approve(request_id=asked.pk, actor=supervisor, now=later)
+    assert approved.decided_at == later
+    assert approved.transaction.created_at == later
+
+    refused = services.wallet_move_once(
+        kind="deposit",
+        user=alice,
+        amount=Decimal("1500.00"),
+        reason="Bonus",
+        key=uuid.uuid4().hex,
+        actor=cashier,
+        now=now,
+    ).request
+    assert refused is not None
+    rejected = services.money_request_reject(request_id=refused.pk, actor=supervisor, note="No bonus", now=later)
+    assert rejected.decided_at == later

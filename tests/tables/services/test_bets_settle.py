@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection
+from django.utils import timezone
 
 from tables import events
 from tables.models import Bet, BetOutcome, Round
@@ -129,6 +131,29 @@ def test_settling_twice_pays_once(player, betting_round, place, deal, sent):
     assert settlement.round_settle(round_id=betting_round.pk) == 0
     assert balance_of(alice) == Decimal("110.00")
     assert LedgerTransaction.objects.filter(kind="payout").count() == 1
+
+
+def test_a_settlement_stamps_the_round_and_its_payout_with_the_now_it_is_given(
+    player, betting_round, place, deal, sent
+):
+    alice = player("alice", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    deal(betting_round, PLAYER_NATURAL)
+    now = timezone.now() + timedelta(minutes=3)
+    assert settlement.round_settle(round_id=betting_round.pk, now=now) == 1
+    assert Round.objects.get(pk=betting_round.pk).settled_at == now
+    payout = LedgerTransaction.objects.get(kind="payout")
+    assert payout.created_at == now
+    assert set(payout.entries.values_list("created_at", flat=True)) == {now}
+
+
+def test_a_refund_stamps_the_cancelled_round_and_its_refund_with_the_now_it_is_given(player, betting_round, place):
+    alice = player("alice", "100.00")
+    place(alice, betting_round, ("player", "10.00"))
+    now = timezone.now() + timedelta(minutes=3)
+    assert settlement.round_refund(round_id=betting_round.pk, reason="fault", now=now) == 1
+    assert Round.objects.get(pk=betting_round.pk).cancelled_at == now
+    assert LedgerTransaction.objects.get(kind="refund").created_at == now
 
 
 def planner_settings() -> tuple[str, str]:

@@ -3,6 +3,7 @@ round, each raised once however often the round is scanned, and nothing under th
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from io import StringIO
 
@@ -129,6 +130,19 @@ def test_two_players_signed_in_from_one_address_backing_player_and_banker_raise_
     )
 
 
+def test_the_linked_accounts_look_back_ends_at_the_now_the_scan_is_given(betting_round, player, place, settings):
+    alice, bob = player("alice"), player("bob")
+    sign_in("alice", "203.0.113.7")
+    sign_in("bob", "203.0.113.7")
+    place(alice, betting_round, ("player", "50.00"))
+    place(bob, betting_round, ("banker", "40.00"))
+    close(betting_round)
+
+    beyond = timezone.now() + timedelta(days=settings.RISK_LINK_DAYS, hours=1)
+    assert risk.risk_scan_round(round_id=betting_round.pk, now=beyond) == 0
+    assert risk.risk_scan_round(round_id=betting_round.pk, now=timezone.now()) == 1
+
+
 def test_accounts_used_from_one_device_are_linked_whatever_their_addresses(betting_round, player, place):
     alice, bob = player("alice"), player("bob")
     browser = sign_in("alice", "203.0.113.7")
@@ -218,6 +232,12 @@ def test_acknowledging_records_who_and_when_and_is_audited(alert):
         "reason": "Known high roller.",
         "actor_name": entry.actor.username,
     }
+
+
+def test_acknowledging_stamps_the_now_it_is_given(alert):
+    now = timezone.now() + timedelta(minutes=3)
+    done = risk.risk_alert_acknowledge(alert_id=alert.pk, actor=staff("olga", roles.TABLE_OPERATORS), now=now)
+    assert done.acknowledged_at == now
 
 
 def test_an_alert_is_acknowledged_once(alert):

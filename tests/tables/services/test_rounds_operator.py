@@ -127,6 +127,27 @@ def test_pause_then_cancel_refunds_every_stake_and_the_table_waits_for_resume():
     assert latest_round(drive_to_state(table, clock, "betting").table).number == 2
 
 
+def test_the_operator_controls_stamp_the_now_they_are_given():
+    table = fast_table()
+    alice = make_player("alice", "100.00")
+    clock = Clock()
+    round_ = drive_to_state(table, clock, "betting")
+    place(alice, round_.pk, ("player", "10.00"))
+    clock.advance(1)
+
+    assert controls.table_pause(table_id=table.pk, reason="Dealer change", now=clock.now)["round"] == "cancelled"
+    assert Round.objects.get(pk=round_.pk).cancelled_at == clock.now
+    clock.advance(60)
+    assert controls.table_resume(table_id=table.pk, now=clock.now)["resumed"] is True
+    assert Table.objects.get(pk=table.pk).next_action_at == clock.now
+
+    second = drive_to_state(table, clock, "betting")
+    clock.advance(1)
+    assert controls.round_cancel(round_id=second.pk, reason="Operator void", now=clock.now) == 0
+    assert Round.objects.get(pk=second.pk).cancelled_at == clock.now
+    assert Table.objects.get(pk=table.pk).next_action_at == clock.now
+
+
 def test_a_fault_while_dealing_pauses_the_table_and_never_guesses_a_card():
     table = fast_table()
     alice = make_player("alice", "100.00")
