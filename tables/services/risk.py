@@ -40,11 +40,11 @@ from baccarat_site.audit import audit
 from baccarat_site.celery import app
 from baccarat_site.errors import Conflict, DomainError, NotFound
 from baccarat_site.money import ZERO, cents, display
-from tables import engine
 from tables.engine.exposure import worst_case_exposure
 from tables.labels import BET_NAMES, label
 from tables.models import Bet, RiskAlert, Round
 from tables.selectors.outcomes import bet_payout
+from tables.selectors.reports import round_terms
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -156,10 +156,9 @@ def _exposure(round_: Round, bets: Any, threshold: Decimal) -> list[RiskAlert]:
     ]
     if not book:
         return []
-    paytable = (
-        engine.Paytable.from_dict(round_.terms["paytable"]) if round_.terms else round_.table.variant.engine_paytable()
-    )
-    exposure = worst_case_exposure(book, decks=round_.table.variant.decks, paytable=paytable)
+    # The round's own terms: its shoe's decks and the paytable it opened with, not the variant as edited since.
+    decks, paytable = round_terms(round_)
+    exposure = worst_case_exposure(book, decks=decks, paytable=paytable)
     if exposure.net < threshold:
         return []
     staked = cents(sum((amount * n for _t, _m, amount, n in book), ZERO))

@@ -18,7 +18,7 @@ from baccarat_site import roles
 from baccarat_site.celery import app
 from baccarat_site.errors import DomainError
 from tables import tasks
-from tables.models import RiskAlert, Round
+from tables.models import RiskAlert, Round, Shoe, Variant
 from tables.services import risk, settlement, transitions
 from tests.factories import make_user
 
@@ -107,6 +107,20 @@ def test_a_worst_case_exposure_over_the_threshold_raises_one_alert_for_the_table
     assert (alert.kind, alert.user, alert.other_user, alert.amount) == (Kind.EXPOSURE, None, None, Decimal("6200.00"))
     assert alert.detail.startswith("Money table, shoe 1 round 1: the house could lose 6,200.00 on Tie")
     assert alert.detail.endswith("(700.00 staked by 2 players).")
+
+
+def test_exposure_is_priced_with_the_rounds_shoe_not_the_variant_as_edited_since(betting_round, player, place):
+    # A Perfect Pair can win only from two decks or more. The variant is switched to one deck after this round's
+    # 8-deck shoe was made: the switch is the next shoe's, and this round's Perfect Pair can still pay 25:1.
+    alice = player("alice", "5000.00")
+    place(alice, betting_round, ("perfect_pair", "300.00"))
+    shoe = betting_round.shoe
+    Shoe.objects.filter(pk=shoe.pk).update(state={**(shoe.state or {}), "decks": 8})  # as a dealt shoe records it
+    Variant.objects.filter(pk=betting_round.table.variant_id).update(decks=1)
+
+    (alert,) = scan_twice(close(betting_round))
+
+    assert (alert.kind, alert.amount) == (Kind.EXPOSURE, Decimal("7500.00"))
 
 
 def test_two_players_signed_in_from_one_address_backing_player_and_banker_raise_a_linked_accounts_alert(
