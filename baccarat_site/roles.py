@@ -1,6 +1,7 @@
 """Staff roles: one group per duty, each with just the permissions that duty needs (least privilege).
 
-- **Table operators** run the floor: variants and their bets, tables (pause, resume, cancel, close), rounds,
+- **Table operators** run the floor: variants and their bets, tables (pause, resume, cancel, close), a live
+  table's supervisor calls (resume or void the round: ``tables.supervise_table``), rounds,
   shoes and bets (read-only), the live floor and the tables report, the table chat (delete a message, mute a
   player: ``tables.moderate_chat``). They move no money.
 - **Cashiers** move money: deposits, withdrawals and adjustments (``wallets.move_money``), and read the wallets
@@ -10,6 +11,8 @@
   close an account (``accounts.suspend_player``), write staff notes, and they alone set a player's personal
   maximum stake (``accounts.PlayerLimit``: view, add, change; never delete, a limit is cleared by a change with
   its reason).
+- **Dealers** deal live tables from the dealer's console (``tables.deal_table``: scan cards, burn, the cut card,
+  call the supervisor) and nothing else: no admin page, no money.
 - **Auditors** read everything (every ``view_*`` permission of the casino's apps, the audit trail, the
   reports) and change nothing.
 
@@ -31,6 +34,7 @@ TABLE_OPERATORS = "Table operators"
 CASHIERS = "Cashiers"
 SUPERVISORS = "Supervisors"
 AUDITORS = "Auditors"
+DEALERS = "Dealers"
 
 #: Apps whose every ``view_*`` permission an auditor holds.
 AUDITED_APPS = ("tables", "wallets", "auditlog", "accounts", "auth")
@@ -45,7 +49,9 @@ _TABLES: Grants = {
     "tables": {
         "variant": _ALL,
         "variantbet": _ALL,
-        "table": ("view", "add", "change"),
+        "table": ("view", "add", "change", "supervise_table"),
+        # Live tables: the calls for a supervisor (tables.services.dealing), seen on the live floor.
+        "supervisorcall": ("view",),
         "tablelimit": _ALL,
         "shoe": ("view",),
         "round": ("view",),
@@ -101,6 +107,7 @@ ROLES: dict[str, Grants] = {
     CASHIERS: _MONEY,
     SUPERVISORS: _merge(_TABLES, _MONEY, _APPROVALS, _PLAYERS),
     AUDITORS: {},
+    DEALERS: {"tables": {"table": ("deal_table",)}},
 }
 
 

@@ -61,6 +61,10 @@ TABLE_EVENTS = frozenset(
         "table.reopened",
         "table.retired",
         "shoe.shuffled",
+        # Live dealer tables (tables.services.dealing).
+        "shoe.shuffling",
+        "shoe.cut_card",
+        "dealer.changed",
     }
 )
 # Chat frames (tables.services.chat) go to every socket of the table too, but change nothing a snapshot holds:

@@ -72,6 +72,7 @@ TABLE_STATUS_NAMES = {
 #: own words, which stay in the audit trail and the admin. ``%(opens_at)s`` is a UTC time such as 18:00.
 STATUS_NOTICES = {
     "paused": _("Paused"),
+    "supervisor": _("Paused: the supervisor is on the way"),
     "closing_after_round": _("Closing after this round"),
     "closing_after_shoe": _("Closing at the end of this shoe"),
     "closed": _("Closed"),

@@ -23,6 +23,7 @@ from django.db import models
 from django.db.models import IntegerField, Q
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
+from django.utils import timezone
 
 from baccarat_site import money
 from tables import engine
@@ -369,6 +370,7 @@ PACE: dict[str, tuple[int, int]] = {
     "deal_interval_ms": (100, 10_000),
     "result_seconds": (1, 60),
     "settle_delay_ms": (0, 10_000),
+    "dealer_timeout_seconds": (10, 600),
 }
 
 
@@ -392,6 +394,13 @@ class Table(models.Model):
         NONE = "", "–"
         OPERATOR = "operator", "Operator"
         HOURS = "hours", "Opening hours"
+
+    class Dealing(models.TextChoices):
+        """Where a table's cards come from (``tables.services.dealing``): the server's shuffled shoe, or a live
+        dealer scanning a physical shoe at the dealer's console."""
+
+        SHOE = "shoe", "Server shoe"
+        LIVE = "live", "Live dealer"
 
     name = models.CharField(max_length=60, unique=True)
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="tables")
@@ -442,6 +451,47 @@ class Table(models.Model):
         help_text="Pause between announcing a result and paying it, so the result reaches every browser at "
         "the table before thousands of personal settlements compete with it: 0 to 10,000 ms.",
     )
+    # Live dealing (tables.services.dealing). The choice is made while the table is closed (``clean``).
+    dealing = models.CharField(
+        max_length=4,
+        choices=Dealing.choices,
+        default=Dealing.SHOE,
+        help_text="Server shoe: the server shuffles and deals. Live dealer: a dealer scans a physical shoe at the "
+        "dealer's console (/dealer/). Changed only while the table is closed.",
+    )
+    dealer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="dealt_tables",
+        verbose_name="dealer on shift",
+        help_text="Live tables: the staff member in the Dealers group now at the table (a dealer takes the shift "
+        "from the console too).",
+    )
+    video_url = models.URLField(
+        "video (HLS)",
+        max_length=500,
+        blank=True,
+        help_text="Live tables: the dealer's video as an HLS playlist (…/index.m3u8), shown above the felt. Empty: "
+        "no video.",
+    )
+    dealer_timeout_seconds = models.PositiveSmallIntegerField(
+        "silent dealer after (seconds)",
+        default=60,
+        validators=[
+            MinValueValidator(PACE["dealer_timeout_seconds"][0]),
+            MaxValueValidator(PACE["dealer_timeout_seconds"][1]),
+        ],
+        help_text="Live tables: when no card is scanned this long after betting closes (or after the last card), "
+        "the round pauses and a supervisor is called: 10 to 600 seconds.",
+    )
+    # The public code of why a paused table is paused (tables.labels.STATUS_NOTICES): "" is plain "paused",
+    # "supervisor" is a live table waiting for its supervisor.
+    pause_notice = models.CharField(max_length=12, blank=True)
+    # When the dealer's console last went away while its table was live (None: connected, or never was);
+    # the ticker pauses a round whose console stays away (tables.services.dealing.CONSOLE_GRACE_SECONDS).
+    console_lost_at = models.DateTimeField(null=True, blank=True)
     # When the ticker must next look at this table (a deadline in the database, not in the scheduler).
     next_action_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -473,10 +523,23 @@ class Table(models.Model):
                 condition=Q(pb_difference_limit__isnull=True) | Q(pb_difference_limit__gte=0),
                 name="table_pb_limit_not_negative",
             ),
+            models.CheckConstraint(condition=Q(dealing__in=["shoe", "live"]), name="table_dealing_known"),
+            models.CheckConstraint(
+                condition=Q(dealer_timeout_seconds__gte=1, dealer_timeout_seconds__lte=600),
+                name="table_dealer_timeout_at_most_600s",
+            ),
+        ]
+        permissions = [
+            ("deal_table", "Can deal a live table from the dealer's console"),
+            ("supervise_table", "Can resume or void a live table's round as its supervisor"),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_live(self) -> bool:
+        return self.dealing == self.Dealing.LIVE
 
     def clean(self) -> None:
         errors: dict[str, str] = {}
@@ -485,6 +548,14 @@ class Table(models.Model):
         elif self.opens_at is not None and self.opens_at == self.closes_at:
             errors["closes_at"] = "The closing time must differ from the opening time (empty both: always open)."
         variant = self.variant if self.variant_id else None
+        if self.pk is not None:
+            before = Table.objects.filter(pk=self.pk).values("dealing", "status").first()
+            if (
+                before is not None
+                and before["dealing"] != self.dealing
+                and before["status"] not in (self.Status.CLOSED, self.Status.RETIRED)
+            ):
+                errors["dealing"] = "Close the table first: how a table is dealt changes only while it is closed."
         if (
             variant is not None
             and self.pb_difference_limit is not None
@@ -636,6 +707,13 @@ class Shoe(models.Model):
     def __str__(self) -> str:
         return f"{self.table} shoe {self.number}"
 
+    #: ``algorithm`` of a live table's shoe: a physical shoe, scanned card by card (no seed, no commitment).
+    LIVE = "live"
+
+    @property
+    def is_live(self) -> bool:
+        return self.algorithm == self.LIVE
+
     @property
     def revealed_seed(self) -> str | None:
         return self.server_seed if self.finished_at else None
@@ -717,6 +795,10 @@ class Round(models.Model):
     winner = models.CharField(max_length=6, blank=True, choices=Winner.choices)  # blank until the result
     flags = models.JSONField(null=True, blank=True)
     is_last_of_shoe = models.BooleanField(default=False)
+    # A live table's round: the dealer on shift when its dealing started (the recall shows who dealt it).
+    dealer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     # While paused: the state to go back to on resume.
     paused_from = models.CharField(max_length=10, blank=True)
     reason = models.CharField(max_length=200, blank=True, help_text="Why it was paused or cancelled.")
@@ -978,11 +1060,64 @@ class RiskAlert(models.Model):
         return self.acknowledged_at is None
 
 
+class SupervisorCall(models.Model):
+    """A live table waiting for its supervisor (``tables.services.dealing``): the dealer pressed "Call supervisor",
+    or the dealer went silent (no card in time) or the console disconnected mid-round. The table is paused while
+    a call is open; the supervisor resumes or cancels (``resolution``), signed in as themselves, audited. At most
+    one open call per table."""
+
+    class Kind(models.TextChoices):
+        CALLED = "called", "Dealer called"
+        SILENT = "silent", "No card scanned in time"
+        CONSOLE = "console", "Dealer's console disconnected"
+
+    class Resolution(models.TextChoices):
+        NONE = "", "–"
+        RESUMED = "resumed", "Resumed"
+        CANCELLED = "cancelled", "Round cancelled and refunded"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="supervisor_calls")
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    called_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    reason = models.CharField("what happened", max_length=200)
+    created_at = models.DateTimeField(default=timezone.now)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    resolution = models.CharField(max_length=9, choices=Resolution.choices, blank=True)
+    note = models.CharField(max_length=200, blank=True, help_text="The supervisor's note.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(resolved_at__isnull=True), name="supervisor_call_one_open_per_table"
+            ),
+            models.CheckConstraint(condition=Q(kind__in=["called", "silent", "console"]), name="supervisor_call_kind"),
+            models.CheckConstraint(
+                condition=Q(resolved_at__isnull=True, resolution="")
+                | Q(resolved_at__isnull=False, resolution__in=["resumed", "cancelled"]),
+                name="supervisor_call_resolved_with_outcome",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table}: {self.get_kind_display()}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.resolved_at is None
+
+
 # Configuration changes are audited row by row (who, when, before → after); operator actions that are not
 # a plain save are recorded by the services with baccarat_site.audit.audit.
 auditlog.register(Variant)
 auditlog.register(VariantBet)
-auditlog.register(Table, exclude_fields=["next_action_at"])
+auditlog.register(Table, exclude_fields=["next_action_at", "console_lost_at"])
 auditlog.register(TableLimit)
 
 

@@ -9,6 +9,7 @@ from .cards import RANKS, SUITS, Card, Rank, Suit, parse_cards
 from .display import chip_denominations, odds_label, payout_label, payout_labels
 from .fair import ALGORITHM, commitment, new_server_seed, shuffled_cards, verify_dealt, verify_shoe
 from .limits import DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
+from .live import CardRefused, LiveShoeState, new_live_shoe, shoe_state
 from .odds import bet_distributions, expected_returns, house_edges, outcome_probabilities
 from .payouts import (
     DEFAULT_PAYTABLE,
@@ -25,7 +26,7 @@ from .payouts import (
 from .roads import roads
 from .shoe import DEFAULT_CUT_RANGE, ShoeExhausted, ShoeState, burn_count_for, new_shoe
 from .simulation import SIM_BETS, bet_stats, settlement_table, simulate
-from .tableau import NotEnoughCards, RoundResult, banker_draws, deal_round, hand_total, player_draws
+from .tableau import NotEnoughCards, RoundResult, banker_draws, deal_round, hand_total, next_hand, player_draws
 
 __all__ = [
     "ALGORITHM",
@@ -39,8 +40,10 @@ __all__ = [
     "SUITS",
     "BetViolation",
     "Card",
+    "CardRefused",
     "Facts",
     "Limits",
+    "LiveShoeState",
     "NotEnoughCards",
     "Paytable",
     "Rank",
@@ -62,8 +65,10 @@ __all__ = [
     "facts_of",
     "hand_total",
     "house_edges",
+    "new_live_shoe",
     "new_server_seed",
     "new_shoe",
+    "next_hand",
     "odds_label",
     "outcome_marks",
     "outcome_probabilities",
@@ -76,6 +81,7 @@ __all__ = [
     "settle",
     "settle_outcome",
     "settlement_table",
+    "shoe_state",
     "shuffled_cards",
     "simulate",
     "validate_bets",

@@ -69,6 +69,11 @@ class ShoeState:
         return len(self.cards) - self.position
 
     @property
+    def ready(self) -> bool:
+        """Rounds may be dealt: a server shoe is burned as it is shuffled (a live one waits for its dealer)."""
+        return True
+
+    @property
     def cards_behind_cut(self) -> int:
         return len(self.cards) - self.cut_index
 

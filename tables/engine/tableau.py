@@ -161,6 +161,23 @@ class RoundResult:
         }
 
 
+def next_hand(dealt: Sequence[Card]) -> Hand | None:
+    """Which hand the next card goes to, given the cards dealt so far in deal order (P1 B1 P2 B2, then a third
+    card only when the tableau calls for it); None when the round is complete. A live dealer's console asks
+    this before every scan: the card is never guessed, only where the next one goes."""
+    if len(dealt) < 4:
+        return "player" if len(dealt) % 2 == 0 else "banker"
+    try:
+        result = deal_round(iter(dealt))
+    except NotEnoughCards:
+        # Four or five cards and more needed: the fifth is Player's third unless Player stood.
+        pt = (dealt[0].value + dealt[2].value) % 10
+        return "player" if len(dealt) == 4 and player_draws(pt) else "banker"
+    if len(result.player_cards) + len(result.banker_cards) != len(dealt):
+        raise ValueError("more cards than the round calls for")
+    return None
+
+
 def deal_round(cards: Iterable[Card]) -> RoundResult:
     """Deal one round from ``cards`` (P1 B1 P2 B2, then third cards by the rules).
 

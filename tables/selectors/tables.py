@@ -23,12 +23,12 @@ from tables.engine import (
     Card,
     Paytable,
     RoundResult,
-    ShoeState,
     bet_available,
     facts_of,
     outcome_marks,
     payout_labels,
     roads,
+    shoe_state,
 )
 from tables.labels import ROUND_NOTICES, STATUS_NOTICES
 from tables.models import Bet, Round, Shoe, Table, shoe_decks_sql
@@ -50,7 +50,7 @@ def status_notice(table: Table, now: datetime | None = None) -> str | None:
     """The public code of what players are told about a table's status (``tables.labels.STATUS_NOTICES``), or
     None for an open table with nothing to tell. Never the operator's reason (``Table.status_reason``)."""
     if table.status == Table.Status.PAUSED:
-        return "paused"
+        return table.pause_notice or "paused"
     if table.status in (Table.Status.CLOSED, Table.Status.RETIRED):
         return "closed_until" if table.closed_by == Table.ClosedBy.HOURS and table.has_hours else "closed"
     if table.close_after:
@@ -127,7 +127,19 @@ def _table_row(table: Table, round_: Round | None, decks: int) -> dict[str, Any]
         "limits": _limits(limits["per_type"]),
         "pb_difference_limit": money.text_or_none(limits["pb_difference"]),
         "round": _round_brief(round_),
+        # Where the cards come from: "shoe" (the server's) or "live" (a dealer scanning a physical shoe), and for a
+        # live table the dealer on shift and the video (an HLS playlist, "" for none).
+        "dealing": table.dealing,
+        "dealer": dealer_info(table.dealer) if table.is_live else None,
+        "video_url": table.video_url if table.is_live else "",
     }
+
+
+def dealer_info(user: Any) -> dict[str, Any] | None:
+    """What players see of a dealer: the first name (else the username), never more."""
+    if user is None:
+        return None
+    return {"name": (user.first_name or user.get_username())[:40]}
 
 
 def cards_with_totals(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -167,10 +179,14 @@ def shoe_info(shoe: Shoe | None) -> dict[str, Any] | None:
     """Public facts of a shoe: number, round in shoe, cards left, commitment (never the seed while live)."""
     if shoe is None:
         return None
-    state = ShoeState.from_dict(shoe.state) if shoe.state else None
+    state = shoe_state(shoe.state) if shoe.state else None
     last = shoe.rounds.order_by("-number").values_list("number", flat=True).first()
     return {
         "number": shoe.number,
+        # "live": a dealer's physical shoe, scanned card by card (no seed); "ready" False while it is being
+        # shuffled and burned.
+        "live": shoe.is_live,
+        "ready": bool(state and state.ready),
         "round_in_shoe": last or 0,
         "cards_left": state.cards_left if state is not None else None,
         "commitment": shoe.commitment,
@@ -334,7 +350,7 @@ def joinable_tables() -> Any:
 def _get_table(table_id: int) -> Table:
     table = (
         _visible_tables()
-        .select_related("variant")
+        .select_related("variant", "dealer")
         .prefetch_related("variant__bets", "limits")
         .filter(pk=table_id)
         .first()
@@ -355,7 +371,7 @@ def table_exists(table_id: int) -> bool:
 def table_list() -> list[dict[str, Any]]:
     """GET /api/tables/: every table a player may join with its current round (docs/api.md shape)."""
     tables = list(
-        joinable_tables().select_related("variant").prefetch_related("variant__bets", "limits").order_by("id")
+        joinable_tables().select_related("variant", "dealer").prefetch_related("variant__bets", "limits").order_by("id")
     )
     latest = {
         r.table_id: r for r in Round.objects.filter(table__in=tables).order_by("table_id", "-id").distinct("table_id")
@@ -441,6 +457,9 @@ def table_snapshot(table_id: int) -> dict[str, Any]:
             "deal_interval_ms",
             "result_seconds",
             "pb_difference_limit",
+            "dealing",
+            "dealer",
+            "video_url",
         )
     }
     snapshot: dict[str, Any] = {

@@ -31,12 +31,12 @@ from django.utils import timezone, translation
 
 from baccarat_site.audit import audit
 from baccarat_site.errors import DomainError
-from tables import engine
 from tables.events import table_event
 from tables.labels import STATUS_NOTICES
 from tables.models import Round, Shoe, Table
 from tables.selectors.tables import status_notice
 from tables.services import settlement
+from tables.services.sources import shoe_state
 from tables.services.transitions import BEFORE_DEALING, DEALT, live_round
 
 if TYPE_CHECKING:
@@ -58,7 +58,13 @@ logger = logging.getLogger(__name__)
 
 @transaction.atomic
 def table_pause(
-    *, table_id: int, reason: str, fault: bool = False, actor: User | None = None, now: datetime | None = None
+    *,
+    table_id: int,
+    reason: str,
+    fault: bool = False,
+    actor: User | None = None,
+    notice: str = "paused",
+    now: datetime | None = None,
 ) -> dict[str, Any]:
     """Pause a table (operator, or a fault). docs/rules.md, "Disconnection and errors":
 
@@ -66,7 +72,8 @@ def table_pause(
     - a round being dealt or awaiting settlement is paused and waits for ``table_resume`` or ``round_cancel``.
 
     No new round opens while the table is paused. Returns what was done; pausing a paused table changes nothing.
-    ``now`` (default: the clock) stamps a cancelled round.
+    ``notice`` is what players are told (``tables.labels.STATUS_NOTICES``: ``paused``, or ``supervisor`` at a live
+    table waiting for its supervisor). ``now`` (default: the clock) stamps a cancelled round.
     """
     now = now or timezone.now()
     reason = reason[:200]
@@ -90,7 +97,10 @@ def table_pause(
         )
         outcome = Round.State.PAUSED if updated == 1 else None
     Table.objects.filter(pk=table_id, status=Table.Status.OPEN).update(
-        status=Table.Status.PAUSED, status_reason=reason, next_action_at=None
+        status=Table.Status.PAUSED,
+        status_reason=reason,
+        next_action_at=None,
+        pause_notice="" if notice == "paused" else notice,
     )
     # A fault pauses too: recorded with no actor, "via": "fault", so a round's recall shows why it stopped.
     audit(
@@ -107,8 +117,8 @@ def table_pause(
         {
             "type": "table.paused",
             "table_id": table_id,
-            "notice": "paused",
-            "reason": public_reason("paused"),  # the operator's (or the fault's) own words stay internal
+            "notice": notice,
+            "reason": public_reason(notice),  # the operator's (or the fault's) own words stay internal
             "by": "fault" if fault else "operator",
             "round_id": round_.pk if round_ is not None else None,
             "round_number": round_.number if round_ is not None else None,
@@ -129,7 +139,7 @@ def table_resume(
     if table.status != Table.Status.PAUSED:
         return {"resumed": False, "round_id": None}
     Table.objects.filter(pk=table_id, status=Table.Status.PAUSED).update(
-        status=Table.Status.OPEN, status_reason="", next_action_at=now
+        status=Table.Status.OPEN, status_reason="", pause_notice="", next_action_at=now
     )
     round_ = live_round(table_id, lock=True)
     if round_ is not None and round_.state == Round.State.PAUSED:
@@ -230,7 +240,7 @@ CLOSE_WHEN = (Table.CloseAfter.ROUND, Table.CloseAfter.SHOE)
 def _shoe_done(table_id: int) -> bool:
     """The table's shoe has shown its cut card (its last round is dealt), or it has no active shoe."""
     shoe = Shoe.objects.filter(table_id=table_id, finished_at__isnull=True).first()
-    return shoe is None or engine.ShoeState.from_dict(shoe.state).is_last_round
+    return shoe is None or shoe_state(shoe).is_last_round
 
 
 def _close_now(table: Table, *, now: datetime, by: str) -> bool:
@@ -246,7 +256,7 @@ def _close_now(table: Table, *, now: datetime, by: str) -> bool:
     if closed != 1:
         return False
     shoe = Shoe.objects.filter(table_id=table.pk, finished_at__isnull=True).first()
-    if shoe is not None and engine.ShoeState.from_dict(shoe.state).is_last_round:
+    if shoe is not None and shoe_state(shoe).is_last_round:
         Shoe.objects.filter(pk=shoe.pk, finished_at__isnull=True).update(finished_at=now)
     table.refresh_from_db()
     code = status_notice(table, now)

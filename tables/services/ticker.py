@@ -18,13 +18,12 @@ from django.utils import timezone
 
 from tables.models import Round, Table
 from tables.services.controls import table_close_due, table_pause, table_reopen_due
+from tables.services.dealing import dealing_step
 from tables.services.transitions import (
     live_round,
     round_close,
-    round_deal_card,
     round_finish,
     round_open,
-    round_reveal,
     round_start_dealing,
     set_next_action,
     shoe_replace,
@@ -67,10 +66,8 @@ def _step(table_id: int, now: datetime) -> str | None:
         return "closed" if round_close(round_id=round_.pk, now=now) else None
     if round_.state == Round.State.CLOSED:
         return "dealing" if round_start_dealing(round_id=round_.pk, now=now) else None
-    if round_.state == Round.State.DEALING:
-        if round_deal_card(round_id=round_.pk, position=len(round_.cards) + 1, now=now) is not None:
-            return "dealt"
-        return "result" if round_reveal(round_id=round_.pk, now=now) else None
+    if round_.state == Round.State.DEALING:  # by the table's card source: the server's shoe or a live dealer
+        return dealing_step(table=table, round_=round_, now=now)
     if round_.state == Round.State.RESULT:
         return "settled" if round_finish(round_id=round_.pk, now=now) else None
     return None  # paused: waits for the operator
@@ -78,7 +75,8 @@ def _step(table_id: int, now: datetime) -> str | None:
 
 def table_step(*, table_id: int, now: datetime | None = None) -> str | None:
     """Do at most one due step for one table; return its name (``opened``, ``shuffled``, ``closed``,
-    ``dealing``, ``dealt``, ``result``, ``settled``, ``closed_table``, ``reopened``, ``faulted``) or None when
+    ``dealing``, ``dealt``, ``result``,
+    ``paused`` (a live dealer gone silent), ``settled``, ``closed_table``, ``reopened``, ``faulted``) or None when
     nothing was due.
 
     Safe to call any number of times from any number of processes.

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from itertools import chain
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -61,13 +60,13 @@ from tables.selectors.tables import (
     shoe_roads,
 )
 from tables.services import risk, settlement
+from tables.services.sources import shoe_state, source_for
 
 logger = logging.getLogger(__name__)
 
 LIVE = ~Q(state__in=Round.FINAL_STATES)
 BEFORE_DEALING = (Round.State.BETTING, Round.State.CLOSED)
 DEALT = (Round.State.DEALING, Round.State.RESULT)
-MAX_ROUND_CARDS = 6
 
 
 class ShoeFault(Exception):
@@ -100,7 +99,9 @@ def live_round(table_id: int, *, lock: bool = False) -> Round | None:
 
 @transaction.atomic
 def shoe_replace(*, table_id: int, now: datetime | None = None) -> Shoe | None:
-    """Finish the table's active shoe (revealing its seed) and shuffle a new one: new seed, commitment, burn.
+    """Finish the table's active shoe (revealing its seed) and start a new one from the table's card source
+    (``tables.services.sources``): the server's shoe is shuffled, committed and burned here; a live dealer's
+    waits for its burn card at the console (players are told the dealer is shuffling).
 
     Only when there is no live round and the active shoe is missing or has shown its cut card.
     """
@@ -110,25 +111,15 @@ def shoe_replace(*, table_id: int, now: datetime | None = None) -> Shoe | None:
         return None
     old = Shoe.objects.filter(table_id=table_id, finished_at__isnull=True).first()
     if old is not None:
-        if not engine.ShoeState.from_dict(old.state).is_last_round:
+        if not shoe_state(old).is_last_round:
             return None
         if Shoe.objects.filter(pk=old.pk, finished_at__isnull=True).update(finished_at=now) != 1:
             return None
-    variant = table.variant
     number = (Shoe.objects.filter(table_id=table_id).aggregate(n=Max("number"))["n"] or 0) + 1
-    seed = engine.new_server_seed()
-    state = engine.new_shoe(variant.decks, seed_hex=seed, cut_range=(variant.cut_min, variant.cut_max))
+    state, fields = source_for(table).new_shoe(table.variant)
     try:
         with transaction.atomic():
-            shoe = Shoe.objects.create(
-                table_id=table_id,
-                number=number,
-                state=state.to_dict(),
-                server_seed=seed,
-                commitment=engine.commitment(seed),
-                burn_card=str(state.burn_card),
-                burn_count=state.burn_count,
-            )
+            shoe = Shoe.objects.create(table_id=table_id, number=number, state=state.to_dict(), **fields)
     except IntegrityError:  # another runner shuffled first
         transaction.set_rollback(True)
         return None
@@ -137,9 +128,11 @@ def shoe_replace(*, table_id: int, now: datetime | None = None) -> Shoe | None:
     table_event(
         table_id,
         {
-            "type": "shoe.shuffled",
+            # A live dealer's shoe is announced as shuffled once its burn is done (tables.services.dealing).
+            "type": "shoe.shuffled" if state.ready else "shoe.shuffling",
             "table_id": table_id,
             "shoe_number": shoe.number,
+            "dealing": table.dealing,
             "burn_card": shoe.burn_card,
             "burn_count": shoe.burn_count,
             "commitment": shoe.commitment,
@@ -159,7 +152,10 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
     if table.status != Table.Status.OPEN or Round.objects.filter(LIVE, table_id=table_id).exists():
         return None
     shoe = Shoe.objects.filter(table_id=table_id, finished_at__isnull=True).first()
-    if shoe is None or engine.ShoeState.from_dict(shoe.state).is_last_round:
+    if shoe is None:
+        return None
+    state = shoe_state(shoe)
+    if state.is_last_round or not state.ready:  # the cut card is out, or a live shoe waits for its burn
         return None
     number = (shoe.rounds.aggregate(n=Max("number"))["n"] or 0) + 1
     try:
@@ -229,10 +225,11 @@ def round_close(*, round_id: int, now: datetime | None = None) -> bool:
 def round_start_dealing(*, round_id: int, now: datetime | None = None) -> bool:
     """closed → dealing. The shoe must be readable first: a fault here is still before dealing."""
     now = now or timezone.now()
-    round_ = Round.objects.select_related("shoe").get(pk=round_id)
-    engine.ShoeState.from_dict(round_.shoe.state)
+    round_ = Round.objects.select_related("shoe", "table").get(pk=round_id)
+    shoe_state(round_.shoe)
+    # dealer: a live table's dealer on shift (None at a table dealt by the server's shoe).
     updated = Round.objects.filter(pk=round_id, state=Round.State.CLOSED).update(
-        state=Round.State.DEALING, dealing_started_at=now
+        state=Round.State.DEALING, dealing_started_at=now, dealer=round_.table.dealer_id
     )
     if updated != 1:
         return False
@@ -240,47 +237,49 @@ def round_start_dealing(*, round_id: int, now: datetime | None = None) -> bool:
     return True
 
 
-def _deal_plan(round_: Round, upcoming: list[engine.Card]) -> tuple[engine.RoundResult, list[tuple[str, engine.Card]]]:
-    """(the whole round's result, its cards in deal order), from the cards already dealt and the next cards of
-    the persisted shoe (``upcoming``: at most the six a round can need), so nothing is ever guessed."""
+def _dealt(round_: Round) -> list[engine.Card]:
+    """The round's cards in deal order, checked to follow the rules of the deal (else ShoeFault: never guess)."""
     dealt = [engine.Card.parse(c["card"]) for c in round_.cards]
-    result = engine.deal_round(chain(dealt, upcoming))
-    order = result.cards_in_deal_order()
-    for (hand, card), stored in zip(order, round_.cards, strict=False):
-        if hand != stored["hand"] or str(card) != stored["card"]:
+    for i, stored in enumerate(round_.cards):
+        if engine.next_hand(dealt[:i]) != stored["hand"]:
             raise ShoeFault(f"round {round_.pk}: stored cards do not follow the rules of the deal")
-    return result, order
+    return dealt
 
 
-def _upcoming(state: engine.ShoeState) -> list[engine.Card]:
-    return state.cards[state.position : state.position + MAX_ROUND_CARDS]
+def round_complete(round_: Round) -> bool:
+    """Every card the rules call for has been dealt."""
+    return len(round_.cards) >= 4 and engine.next_hand(_dealt(round_)) is None
 
 
 @transaction.atomic
-def round_deal_card(*, round_id: int, position: int, now: datetime | None = None) -> dict[str, Any] | None:
+def round_deal_card(
+    *, round_id: int, position: int, card: engine.Card | None = None, now: datetime | None = None
+) -> dict[str, Any] | None:
     """Deal card number ``position`` (1-based, deal order) of a dealing round, if it is the next one and needed.
 
-    The card is the next of the persisted shoe; it is saved on the round and the shoe state advanced in this
-    transaction; ``card.dealt`` goes out after commit. Returns the card entry, or None (already dealt,
-    not dealing, or the hand is complete).
+    The card comes from the table's source (``tables.services.sources``): the next card of the server's persisted
+    shoe, or ``card``, the one a live dealer scanned, checked against what the shoe can hold (refused with
+    ``DealingRefused``, nothing dealt). It is saved on the round and the shoe state advanced in this transaction;
+    ``card.dealt`` goes out after commit. Returns the card entry, or None (already dealt, not dealing, or the hand
+    is complete).
     """
     now = now or timezone.now()
     round_ = Round.objects.select_related("table").get(pk=round_id)
     if round_.state != Round.State.DEALING or len(round_.cards) != position - 1:
         return None
-    shoe = Shoe.objects.select_for_update().get(pk=round_.shoe_id)
-    state = engine.ShoeState.from_dict(shoe.state)
-    _result, order = _deal_plan(round_, _upcoming(state))
-    if len(order) < position:
+    dealt = _dealt(round_)
+    hand = engine.next_hand(dealt)
+    if hand is None:
         return None
-    hand, expected = order[position - 1]
+    shoe = Shoe.objects.select_for_update().get(pk=round_.shoe_id)
+    state = shoe_state(shoe)
     state.round_number = round_.number
-    card = state.draw()
-    if str(card) != str(expected):
-        raise ShoeFault(f"round {round_id}: shoe drew {card}, the deal expected {expected}")
-    # dealt_at: when the card was dealt, kept with it for a dispute (the admin's round page shows it).
+    source = source_for(round_.table)
+    card = source.take(state, card)
+    # dealt_at: when the card was dealt (a live table's scan time), kept with it for a dispute and the recall.
     entry = {"hand": hand, "card": str(card), "position": position, "dealt_at": iso(now)}
     cards = [*round_.cards, entry]
+    complete = engine.next_hand([*dealt, card]) is None
     updated = Round.objects.filter(pk=round_id, state=Round.State.DEALING, cards=round_.cards).update(
         cards=cards, is_last_of_shoe=round_.is_last_of_shoe or state.is_last_round
     )
@@ -289,7 +288,7 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
     if Shoe.objects.filter(pk=shoe.pk, state=shoe.state).update(state=state.to_dict()) != 1:
         transaction.set_rollback(True)
         return None
-    set_next_action(round_.table_id, now + timedelta(milliseconds=round_.table.deal_interval_ms))
+    set_next_action(round_.table_id, source.after_card(round_.table, now, complete))
     totals = cards_with_totals(cards)[-1]["totals"]
     table_event(
         round_.table_id,
@@ -302,11 +301,12 @@ def round_deal_card(*, round_id: int, position: int, now: datetime | None = None
             "card": str(card),
             "position": position,
             # The round's last card (the third-card rule needs no more): the one a player may squeeze.
-            "last": position == len(order),
+            "last": complete,
             "totals": totals,
             "player_total": totals["player"],
             "banker_total": totals["banker"],
             "cards_left": state.cards_left,
+            "dealt_at": entry["dealt_at"],
         },
     )
     return entry
@@ -319,9 +319,9 @@ def round_reveal(*, round_id: int, now: datetime | None = None) -> bool:
     round_ = Round.objects.select_related("shoe", "table").get(pk=round_id)
     if round_.state != Round.State.DEALING:
         return False
-    result, order = _deal_plan(round_, _upcoming(engine.ShoeState.from_dict(round_.shoe.state)))
-    if len(order) != len(round_.cards):
+    if not round_complete(round_):
         return False
+    result = engine.deal_round(_dealt(round_))
     updated = Round.objects.filter(pk=round_id, state=Round.State.DEALING, cards=round_.cards).update(
         state=Round.State.RESULT,
         result_at=now,
