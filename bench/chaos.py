@@ -55,7 +55,9 @@ TABLES = int(os.environ.get("CHAOS_TABLES", "4"))
 WATCHERS = 4
 BALANCE = Decimal("100000.00")
 FAULTS = ("kill worker", "kill beat", "kill daphne", "restart redis", "freeze postgres")
-STALL_LIMIT = 10.0  # seconds a round may wait after a component returns
+# Seconds a round may wait after a component returns (the benchmark's goal). The CI test raises it: it checks that
+# nothing is lost or paid twice on a machine busy with other work, where a restarted worker can take 20 s to boot.
+STALL_LIMIT = float(os.environ.get("CHAOS_STALL_LIMIT", "10"))
 
 
 def free_port() -> int:
@@ -547,7 +549,13 @@ def audit(outcome: dict, money_before: tuple[Decimal, Decimal]) -> tuple[list[tu
     record("chaos: rounds paid twice", paid_twice, "count", goal="0", met=paid_twice == 0)
     record("chaos: stuck rounds", stuck, "count", goal="0", met=stuck == 0)
     record("chaos: watchers that stopped receiving", frozen, "count", goal="0", met=frozen == 0)
-    record("chaos: longest stall after a fault", worst_stall, "s", goal="≤ 10 s", met=worst_stall <= STALL_LIMIT)
+    record(
+        "chaos: longest stall after a fault",
+        worst_stall,
+        "s",
+        goal=f"≤ {STALL_LIMIT:g} s",
+        met=worst_stall <= STALL_LIMIT,
+    )
     return rows, ok
 
 

@@ -1,6 +1,8 @@
 """The short chaos run of CI (`make chaos` at a small size): 10 players, 12 rounds, 5 faults, one of each kind
 (worker, beat and daphne killed, Redis restarted, PostgreSQL frozen). It fails unless no confirmed bet is
-lost, none is paid twice, no round is stuck, no watcher stopped receiving and the ledger reconciles."""
+lost, none is paid twice, no round is stuck, no watcher stopped receiving and the ledger reconciles. How fast the
+casino recovers is the benchmark's measure (`make chaos`, goal 10 s), not this test's: on a CI machine busy with
+other tests a killed worker can take 20 s to boot again, so the test allows 60 s (``CHAOS_STALL_LIMIT``)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.timeout(420)
 def test_a_short_chaos_run_loses_nothing_and_pays_nothing_twice():
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "BACCARAT_VAR_DIR"}}
-    env.update(CHAOS_PLAYERS="10", CHAOS_ROUNDS="12", CHAOS_KILLS="5", CHAOS_TABLES="2", CHAOS_SEED="11")
+    env.update(
+        CHAOS_PLAYERS="10",
+        CHAOS_ROUNDS="12",
+        CHAOS_KILLS="5",
+        CHAOS_TABLES="2",
+        CHAOS_SEED="11",
+        CHAOS_STALL_LIMIT="60",
+    )
     result = subprocess.run(
         [sys.executable, "bench/chaos.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=400, check=False
     )
