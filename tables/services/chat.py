@@ -177,19 +177,21 @@ def chat_may_write(*, user: User, table_id: int, now: datetime | None = None) ->
         raise NotFound("No such table.", code="table_not_found")
 
 
-def chat_send(*, user: User, table_id: int, text: Any) -> dict[str, Any]:
+def chat_send(*, user: User, table_id: int, text: Any, now: datetime | None = None) -> dict[str, Any]:
     """Store ``user``'s message at ``table_id`` and announce it (``chat.message``) once committed; returns the
     message's body. Refusals, in this order (each changes nothing): the text, the player and the table, the rate.
 
     The hot path of the chat is three round trips: the checks (one query), the rate (one Redis script) and the
     INSERT, committed on its own (autocommit: a single row needs no transaction around it), after which the
-    event leaves (``transaction.on_commit`` runs it at once outside a transaction, or after the caller's)."""
+    event leaves (``transaction.on_commit`` runs it at once outside a transaction, or after the caller's). ``now``
+    (default: the clock) is when it was written: the mutes and restrictions are read at it, and it is stamped."""
+    now = now or timezone.now()
     text = chat_clean(text)
-    chat_may_write(user=user, table_id=table_id)
+    chat_may_write(user=user, table_id=table_id, now=now)
     retry_after = chat_rate_take(user_id=user.pk)
     if retry_after is not None:
         raise ChatRateLimited(retry_after)
-    message = ChatMessage.objects.create(table_id=table_id, author_id=user.pk, text=text)
+    message = ChatMessage.objects.create(table_id=table_id, author_id=user.pk, text=text, created_at=now)
     body = chat_body(message, author_name=user.get_username())
     table_chat_event(table_id, {"type": "chat.message", **body})
     return body
