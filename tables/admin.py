@@ -328,6 +328,13 @@ class DealerChoiceField(forms.ModelChoiceField):
         return f"{obj.get_username()} ({full})" if full else obj.get_username()
 
 
+def _table_formfield(db_field: Any, **kwargs: Any) -> Any:
+    """A table field's form field; a stream URL typed without a scheme is an https one."""
+    if db_field.name == "video_url":
+        kwargs["assume_scheme"] = "https"
+    return db_field.formfield(**kwargs)
+
+
 class TableForm(forms.ModelForm):
     """The table's settings. Its dealer is chosen among the active staff in the Dealers group; the one on shift is
     listed too even when not one (a supervisor may take a shift at the console), and kept as long as nobody picks
@@ -365,6 +372,7 @@ class TableForm(forms.ModelForm):
 
     class Meta:
         model = Table
+        formfield_callback = _table_formfield
         # The admin passes the fields of its fieldsets; these are the editable ones.
         fields = (
             "name",

@@ -140,7 +140,8 @@ def test_changing_how_an_open_table_is_dealt_is_refused_with_a_message_and_chang
     table.refresh_from_db()
     assert (table.dealing, table.dealer_id, table.dealer_timeout_seconds) == ("live", dealer.pk, 45)
     change = LogEntry.objects.get_for_object(table).latest("id")
-    assert change.actor_id == operator.pk and change.changes_dict["dealing"] == ["shoe", "live"]
+    assert change.actor_id == operator.pk
+    assert change.changes_dict["dealing"] == ["shoe", "live"]
 
 
 def test_a_live_tables_dealer_must_be_an_active_staff_member_in_the_dealers_group(client, operator, dealer):
@@ -177,7 +178,8 @@ def test_a_live_tables_dealer_must_be_an_active_staff_member_in_the_dealers_grou
         reverse("admin:tables_table_change", args=[table.pk]),
         change_form(table, dealing="live", dealer=str(dealer.pk), dealer_timeout_seconds="5"),
     )
-    assert refused.status_code == 200 and refused.context["adminform"].form.errors["dealer_timeout_seconds"]
+    assert refused.status_code == 200
+    assert refused.context["adminform"].form.errors["dealer_timeout_seconds"]
     accepted = client.post(
         reverse("admin:tables_table_change", args=[table.pk]),
         change_form(
@@ -210,14 +212,16 @@ def test_the_floor_shows_the_open_call_and_a_supervisor_resumes_it_with_a_reason
     assert f'data-call-id="{call.pk}" data-kind="called"' in html
     for text in ("Live 1", "Dealer called", "shoe jammed", "dealer: dana", f"round {round_.number} (Paused, 1 card)"):
         assert text in html, text
-    assert answer_url(call, "resume") in html and answer_url(call, "void") in html
+    assert answer_url(call, "resume") in html
+    assert answer_url(call, "void") in html
     assert reverse("admin:tables_table_resume", args=[table.pk]) not in html  # answered from its call, not bare
 
     form = client.get(answer_url(call, "resume"))
     assert form.status_code == 200
     assert "shoe jammed" in form.content.decode()
     empty = client.post(answer_url(call, "resume"), {"reason": "", "apply": "Resume"})
-    assert empty.status_code == 200 and empty.context["form"].errors["reason"]
+    assert empty.status_code == 200
+    assert empty.context["form"].errors["reason"]
     assert SupervisorCall.objects.get(pk=call.pk).is_open
 
     done = client.post(answer_url(call, "resume"), {"reason": REASON, "apply": "Resume"}, follow=True)
@@ -253,7 +257,9 @@ def test_a_supervisor_voids_the_round_from_the_floor_and_every_stake_comes_back_
     )
     assert (balance_of(alice), balance_of(bob)) == (Decimal("882.50"), Decimal("148.00"))
 
-    done = client.post(answer_url(call, "void"), {"reason": "Two cards came out together", "apply": "Void"}, follow=True)
+    done = client.post(
+        answer_url(call, "void"), {"reason": "Two cards came out together", "apply": "Void"}, follow=True
+    )
 
     assert "Live 1: round voided, 6 bet(s) refunded; the table goes on with its next round." in messages_of(done)
     assert (balance_of(alice), balance_of(bob)) == (Decimal("1000.00"), Decimal("250.55"))
@@ -281,7 +287,8 @@ def test_a_call_made_before_dealing_offers_resume_only_its_round_refunded_at_the
 
     html = client.get(FLOOR).content.decode()
     assert "cancelled and refunded when the table paused" in html
-    assert answer_url(call, "resume") in html and answer_url(call, "void") not in html
+    assert answer_url(call, "resume") in html
+    assert answer_url(call, "void") not in html
 
     # A void asked for all the same (an old page) is refused with the service's words, and answers nothing.
     refused = client.post(answer_url(call, "void"), {"reason": "old page", "apply": "Void"}, follow=True)
@@ -298,8 +305,10 @@ def test_staff_without_supervise_table_see_the_call_but_cannot_answer_it(client,
     client.force_login(auditor)
 
     html = client.get(FLOOR).content.decode()
-    assert f'data-call-id="{call.pk}"' in html and "shoe jammed" in html
-    assert "/resume/" not in html and "/void/" not in html
+    assert f'data-call-id="{call.pk}"' in html
+    assert "shoe jammed" in html
+    assert "/resume/" not in html
+    assert "/void/" not in html
     assert "waiting for a supervisor" in html
 
     for who in (auditor, dealer, make_staff("cashier", roles.CASHIERS)):
@@ -347,10 +356,12 @@ def test_load_demo_adds_a_live_table_and_its_dealer_and_a_second_run_changes_not
     live = Table.objects.select_related("dealer", "variant").get(name="Live Baccarat 1")
     assert (live.dealing, live.variant.name, live.betting_seconds, live.status) == ("live", "Baccarat", 20, "open")
     dealer = live.dealer
-    assert dealer.username == "dealer" and dealer.check_password("dealer-pass-123")
+    assert dealer.username == "dealer"
+    assert dealer.check_password("dealer-pass-123")
     assert (dealer.is_staff, dealer.is_superuser, dealer.is_active) == (True, False, True)
     assert list(dealer.groups.values_list("name", flat=True)) == [roles.DEALERS]
-    assert dealing.may_deal(dealer) and not dealing.may_supervise(dealer)
+    assert dealing.may_deal(dealer)
+    assert not dealing.may_supervise(dealer)
     assert "Live Baccarat 1" in out.getvalue()
 
     def snapshot() -> tuple:
