@@ -247,6 +247,7 @@ def floor_view(request: HttpRequest) -> TemplateResponse:
     called = {call.table_id for call in calls.get("calls", ())}
     for row in rows:
         row.links = _floor_links(row, request, called)  # type: ignore[attr-defined]
+        row.called = row.table.pk in called  # type: ignore[attr-defined]
         row.change_url = _optional_url("admin:tables_table_change", row.table.pk)  # type: ignore[attr-defined]
     return _page(
         request,
