@@ -41,6 +41,7 @@ from tables.models import (
     VariantBet,
     default_limits,
 )
+from tables.selectors.supervisor import has_open_call
 from tables.services import controls
 
 #: The "Preview odds" button of the variant's change form (templates/admin/tables/variant/submit_line.html).
@@ -271,6 +272,11 @@ def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
         what = {"cancelled": "its round was cancelled and refunded", "paused": "its round is paused"}
         return f"{table}: paused; {what.get(done['round'] or '', 'no round was live')}."
     if op == "resume":
+        if has_open_call(table.pk):
+            # A plain resume would leave the call open: the supervisor answers it (and so resumes) on the floor.
+            raise DomainError(
+                "Not resumed: it waits for its supervisor. Answer the call on the live floor.", code="supervisor_call"
+            )
         done = controls.table_resume(table_id=table.pk, reason=reason, actor=actor)
         return f"{table}: resumed." if done["resumed"] else f"{table}: not resumed (it was not paused)."
     if op in ("close_round", "close_shoe"):

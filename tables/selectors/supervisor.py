@@ -16,3 +16,8 @@ def calls_with_links() -> QuerySet[SupervisorCall]:
 def open_calls() -> list[SupervisorCall]:
     """The calls still waiting for a supervisor, oldest first (at most one per table)."""
     return list(calls_with_links().filter(resolved_at__isnull=True).order_by("created_at", "id"))
+
+
+def has_open_call(table_id: int) -> bool:
+    """Whether the table waits for its supervisor."""
+    return SupervisorCall.objects.filter(table_id=table_id, resolved_at__isnull=True).exists()

@@ -375,3 +375,14 @@ def test_load_demo_adds_a_live_table_and_its_dealer_and_a_second_run_changes_not
     before = snapshot()
     call_command("load_demo", stdout=StringIO())
     assert snapshot() == before
+
+
+def test_a_plain_resume_of_a_table_waiting_for_its_supervisor_is_refused(client, supervisor, dealer):
+    table, clock = live_table(dealer), Clock()
+    _round, call = called_mid_deal(table, dealer, clock)
+
+    done = client.post(reverse("admin:tables_table_resume", args=[table.pk]), {"reason": "just go on"}, follow=True)
+
+    assert "Live 1: Not resumed: it waits for its supervisor. Answer the call on the live floor." in messages_of(done)
+    assert Table.objects.get(pk=table.pk).status == Table.Status.PAUSED
+    assert SupervisorCall.objects.get(pk=call.pk).is_open
