@@ -17,9 +17,10 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.core.validators import MaxValueValidator
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -27,7 +28,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from baccarat_site import money
+from baccarat_site import money, roles
 from baccarat_site.errors import DomainError
 from tables.engine import DEFAULT_UNAVAILABLE_AFTER, bet_distributions, house_edges
 from tables.models import (
@@ -40,6 +41,7 @@ from tables.models import (
     VariantBet,
     default_limits,
 )
+from tables.selectors.supervisor import has_open_call
 from tables.services import controls
 
 #: The "Preview odds" button of the variant's change form (templates/admin/tables/variant/submit_line.html).
@@ -270,6 +272,11 @@ def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
         what = {"cancelled": "its round was cancelled and refunded", "paused": "its round is paused"}
         return f"{table}: paused; {what.get(done['round'] or '', 'no round was live')}."
     if op == "resume":
+        if has_open_call(table.pk):
+            # A plain resume would leave the call open: the supervisor answers it (and so resumes) on the floor.
+            raise DomainError(
+                "Not resumed: it waits for its supervisor. Answer the call on the live floor.", code="supervisor_call"
+            )
         done = controls.table_resume(table_id=table.pk, reason=reason, actor=actor)
         return f"{table}: resumed." if done["resumed"] else f"{table}: not resumed (it was not paused)."
     if op in ("close_round", "close_shoe"):
@@ -313,21 +320,115 @@ class TableLimitInline(admin.TabularInline):
     verbose_name_plural = "this table's own limits per round (only narrower than the variant's; empty: the variant's)"
 
 
+def dealers(*, also: int | None = None) -> QuerySet[Any]:
+    """The staff who may be a live table's dealer: active staff in the Dealers group (and the user ``also``)."""
+    eligible = Q(is_active=True, is_staff=True, groups__name=roles.DEALERS)
+    if also is not None:
+        eligible |= Q(pk=also)
+    return get_user_model().objects.filter(eligible).distinct().order_by("username")
+
+
+class DealerChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        full = obj.get_full_name()
+        return f"{obj.get_username()} ({full})" if full else obj.get_username()
+
+
+def _table_formfield(db_field: Any, **kwargs: Any) -> Any:
+    """A table field's form field; a stream URL typed without a scheme is an https one."""
+    if db_field.name == "video_url":
+        kwargs["assume_scheme"] = "https"
+    return db_field.formfield(**kwargs)
+
+
+class TableForm(forms.ModelForm):
+    """The table's settings. Its dealer is chosen among the active staff in the Dealers group; the one on shift is
+    listed too even when not one (a supervisor may take a shift at the console), and kept as long as nobody picks
+    another. ``Table.clean`` refuses a change of ``dealing`` unless the table is closed or retired."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields.get("dealer")
+        if field is not None:
+            self.fields["dealer"] = DealerChoiceField(
+                queryset=dealers(also=self.instance.dealer_id),
+                required=False,
+                label=field.label,
+                help_text=field.help_text,
+                empty_label="– nobody on shift –",
+            )
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data  # what ModelForm.clean returns (its stub says "or None")
+        dealer = data.get("dealer")
+        changed = {"dealer", "dealing"} & set(self.changed_data)
+        if (
+            dealer is not None
+            and changed
+            and data.get("dealing") == Table.Dealing.LIVE
+            and not dealers().filter(pk=dealer.pk).exists()
+        ):
+            self.add_error(
+                "dealer",
+                f"{dealer.get_username()} cannot deal: a live table's dealer must be an active staff member in the "
+                f"{roles.DEALERS} group.",
+            )
+        return data
+
+    class Meta:
+        model = Table
+        formfield_callback = _table_formfield
+        # The admin passes the fields of its fieldsets; these are the editable ones.
+        fields = (
+            "name",
+            "variant",
+            "opens_at",
+            "closes_at",
+            "pb_difference_limit",
+            "betting_seconds",
+            "deal_interval_ms",
+            "result_seconds",
+            "settle_delay_ms",
+            "dealing",
+            "dealer",
+            "video_url",
+            "dealer_timeout_seconds",
+        )
+
+
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ("name", "variant", "status", "closing", "status_reason", "hours", "operate")
-    list_filter = ("status", "variant")
+    form = TableForm
+    list_display = ("name", "variant", "status", "closing", "status_reason", "dealing", "dealer", "hours", "operate")
+    list_filter = ("status", "dealing", "variant")
+    list_select_related = ("variant", "dealer")
     search_fields = ("name",)
     readonly_fields = ("status", "status_reason", "close_after", "closed_by", "next_action_at", "created_at")
-    fields = (
-        "name",
-        "variant",
-        ("status", "status_reason"),
-        ("close_after", "closed_by"),
-        ("opens_at", "closes_at"),
-        "pb_difference_limit",
-        ("betting_seconds", "deal_interval_ms", "result_seconds", "settle_delay_ms"),
-        ("next_action_at", "created_at"),
+    fieldsets = (
+        (
+            None,
+            {
+                "fields": (
+                    "name",
+                    "variant",
+                    ("status", "status_reason"),
+                    ("close_after", "closed_by"),
+                    ("opens_at", "closes_at"),
+                    "pb_difference_limit",
+                    ("betting_seconds", "deal_interval_ms", "result_seconds", "settle_delay_ms"),
+                    ("next_action_at", "created_at"),
+                )
+            },
+        ),
+        (
+            "Live dealer",
+            {
+                "fields": ("dealing", "dealer", "video_url", "dealer_timeout_seconds"),
+                "description": "Where the cards come from. A live table is dealt by a dealer scanning a physical "
+                "shoe at the dealer's console; how a table is dealt changes only while it is closed.",
+            },
+        ),
     )
     inlines = [TableLimitInline]
     actions = (
@@ -339,6 +440,11 @@ class TableAdmin(admin.ModelAdmin):
         "reopen_tables",
         "retire_tables",
     )
+
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "video_url":
+            kwargs["assume_scheme"] = "https"  # a stream URL typed without a scheme is an https one
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(description="closing")
     def closing(self, obj: Table) -> str:
@@ -450,4 +556,4 @@ class TableAdmin(admin.ModelAdmin):
 
 
 # The read-only records (shoes, rounds, bets) and the audit trail.
-from tables import admin_chat, admin_records, admin_risk  # noqa: E402, F401
+from tables import admin_chat, admin_records, admin_risk, admin_supervisor  # noqa: E402, F401

@@ -30,10 +30,12 @@ from baccarat_site import csvexport
 from baccarat_site.money import CENT, display
 from tables.admin_chat import delete_link, mute_link
 from tables.admin_risk import acknowledge_link, player_links, round_link
+from tables.admin_supervisor import answer_links, round_text, voidable
 from tables.models import Round, Table
 from tables.selectors import reports
 from tables.selectors import risk as risk_selectors
 from tables.selectors.chat import floor_messages
+from tables.selectors.supervisor import open_calls
 
 app_name = "admin_floor"
 
@@ -212,10 +214,12 @@ def _page(request: HttpRequest, template: str, title: str, *, status: int = 200,
 # ── the live floor ──────────────────────────────────────────────────────────
 
 
-def _floor_links(row: reports.FloorTable, request: HttpRequest) -> list[tuple[str, str]]:
-    """The controls the table's status allows, for staff who may use them (none for an auditor)."""
+def _floor_links(row: reports.FloorTable, request: HttpRequest, called: set[int]) -> list[tuple[str, str]]:
+    """The controls the table's status allows, for staff who may use them (none for an auditor). A live table
+    waiting for its supervisor (``called``: the tables with an open call) is answered from its call, above: a
+    plain Resume would leave the call open."""
     table, round_ = row.table, row.round
-    if not request.user.has_perm("tables.change_table"):
+    if not request.user.has_perm("tables.change_table") or table.pk in called:
         return []
     wanted = []
     if table.status == Table.Status.PAUSED:
@@ -239,8 +243,11 @@ def floor_view(request: HttpRequest) -> TemplateResponse:
     except ValueError:
         refresh = REFRESH_SECONDS
     rows = reports.live_floor()
+    calls = _floor_calls(request)
+    called = {call.table_id for call in calls.get("calls", ())}
     for row in rows:
-        row.links = _floor_links(row, request)  # type: ignore[attr-defined]
+        row.links = _floor_links(row, request, called)  # type: ignore[attr-defined]
+        row.called = row.table.pk in called  # type: ignore[attr-defined]
         row.change_url = _optional_url("admin:tables_table_change", row.table.pk)  # type: ignore[attr-defined]
     return _page(
         request,
@@ -250,9 +257,29 @@ def floor_view(request: HttpRequest) -> TemplateResponse:
         refresh=refresh,
         today=reports.utc_today(),
         pause_url=_url(request, "floor_live") + "?refresh=0",
+        **calls,
         **_floor_alerts(request),
         **_floor_chat(request),
     )
+
+
+def _floor_calls(request: HttpRequest) -> dict[str, Any]:
+    """The live tables' open supervisor calls, oldest first, with Resume and Void for staff who may answer them
+    (``tables.supervise_table``); staff who may only view them see them without buttons."""
+    if not request.user.has_perm("tables.view_supervisorcall"):
+        return {}
+    calls = open_calls()
+    for call in calls:
+        call.answers = answer_links(request, call, floor=True)  # type: ignore[attr-defined]
+        call.round_text = round_text(call)  # type: ignore[attr-defined]
+        call.voidable = voidable(call)  # type: ignore[attr-defined]
+        if call.round_id and request.user.has_perm("tables.view_round"):
+            call.round_url = _optional_url("admin:tables_round_change", call.round_id)  # type: ignore[attr-defined]
+    return {
+        "calls": calls,
+        "show_calls": True,
+        "calls_url": _optional_url("admin:tables_supervisorcall_changelist"),
+    }
 
 
 def _floor_alerts(request: HttpRequest) -> dict[str, Any]:

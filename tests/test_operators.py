@@ -45,6 +45,8 @@ TABLE_OPERATOR_PERMISSIONS = {
     "tables.view_table",
     "tables.add_table",
     "tables.change_table",
+    "tables.supervise_table",
+    "tables.view_supervisorcall",
     "tables.view_shoe",
     "tables.view_round",
     "tables.view_bet",
@@ -328,14 +330,19 @@ def test_staff_in_no_role_are_refused_the_tables_and_wallets(client, records):
 
 
 def test_the_demo_has_one_staff_account_per_role_and_none_is_a_superuser(settings):
-    call_command("load_demo", stdout=StringIO())
+    out = StringIO()
+    call_command("load_demo", stdout=out)
     call_command("load_demo", stdout=StringIO())  # again: harmless
     users = get_user_model().objects
-    for username, role in (("operator", TO), ("cashier", CA), ("supervisor", SU), ("auditor", AU)):
+    staff = (("operator", TO), ("cashier", CA), ("supervisor", SU), ("auditor", AU), ("dealer", roles.DEALERS))
+    for username, role in staff:
         user = users.get(username=username)
         assert list(user.groups.values_list("name", flat=True)) == [role]
         assert (user.is_staff, user.is_superuser) == (True, False)
+    assert users.get(username="dealer").check_password("dealer-pass-123")
     assert LedgerTransaction.objects.filter(reference__startswith="demo:initial", kind="deposit").count() == 3
+    assert "Live Baccarat 1" in out.getvalue()
+    assert "dealer" in out.getvalue()
 
 
 def test_an_auditor_sees_the_tables_and_the_floor_without_their_controls(client, records):

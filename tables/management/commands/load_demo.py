@@ -1,4 +1,5 @@
-"""Idempotent demo data: one table per variant, three funded players, one staff account per role.
+"""Idempotent demo data: one table per variant, a live-dealer table, three funded players, one staff account per
+role (the demo dealer on shift at the live table).
 
 What it writes is audited like an operator's command (``baccarat_site.audit.from_command``: the OS user and
 the fixed reason ``DEMO_REASON``)."""
@@ -30,7 +31,11 @@ STAFF = (
     ("cashier", "cashier-pass-123", roles.CASHIERS),
     ("supervisor", "supervisor-pass-123", roles.SUPERVISORS),
     ("auditor", "auditor-pass-123", roles.AUDITORS),
+    ("dealer", "dealer-pass-123", roles.DEALERS),
 )
+#: The live-dealer demo table and its dealer on shift (a login of STAFF).
+LIVE_TABLE = "Live Baccarat 1"
+DEALER = "dealer"
 DEMO_DEPOSIT = Decimal("10000.00")
 DEMO_REFERENCE = "demo:initial"
 DEMO_REASON = "Demo data (load_demo)"
@@ -41,26 +46,22 @@ MINI_LIMITS = {t: {"min": "1.00", "max": "1000.00" if t in MAIN_BETS else "100.0
 
 
 class Command(BaseCommand):
-    help = "Create the demo tables, players (10,000.00 each, through the ledger) and staff; safe to run twice."
+    help = (
+        "Create the demo tables (one dealt by a live dealer), players (10,000.00 each, through the ledger) and staff "
+        "(one account per role, the dealer on shift at the live table); safe to run twice."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         with from_command(command="load_demo", reason=DEMO_REASON):
             self._load()
         self.stdout.write(
             self.style.SUCCESS(
-                "demo data ready: tables, demo1-3 (10,000.00 each), operator, cashier, supervisor, auditor"
+                f"demo data ready: tables (one live: {LIVE_TABLE}, dealt by {DEALER}), demo1-3 (10,000.00 each), "
+                "operator, cashier, supervisor, auditor, dealer"
             )
         )
 
     def _load(self) -> None:
-        with transaction.atomic():
-            baccarat = Variant.objects.filter(name="Baccarat").first() or variant_create(name="Baccarat", decks=8)
-            mini = Variant.objects.filter(name="Mini Baccarat").first() or variant_create(
-                name="Mini Baccarat", decks=6, limits=MINI_LIMITS, pb_difference_limit=Decimal("1000.00")
-            )
-            Table.objects.get_or_create(name="Baccarat 1", defaults={"variant": baccarat, "betting_seconds": 15})
-            Table.objects.get_or_create(name="Mini Baccarat 1", defaults={"variant": mini, "betting_seconds": 12})
-
         user_model = get_user_model()
         # Least privilege: each demo staff account is in one role's group (made by a migration), none a superuser.
         for username, password, role in STAFF:
@@ -69,6 +70,24 @@ class Command(BaseCommand):
                 staff.set_password(password)
                 staff.save(update_fields=["password"])
             staff.groups.add(Group.objects.get(name=role))
+
+        with transaction.atomic():
+            baccarat = Variant.objects.filter(name="Baccarat").first() or variant_create(name="Baccarat", decks=8)
+            mini = Variant.objects.filter(name="Mini Baccarat").first() or variant_create(
+                name="Mini Baccarat", decks=6, limits=MINI_LIMITS, pb_difference_limit=Decimal("1000.00")
+            )
+            Table.objects.get_or_create(name="Baccarat 1", defaults={"variant": baccarat, "betting_seconds": 15})
+            Table.objects.get_or_create(name="Mini Baccarat 1", defaults={"variant": mini, "betting_seconds": 12})
+            # Dealt by hand at the dealer's console (/dealer/): the dealer scans the burn card and every card.
+            Table.objects.get_or_create(
+                name=LIVE_TABLE,
+                defaults={
+                    "variant": baccarat,
+                    "betting_seconds": 20,
+                    "dealing": Table.Dealing.LIVE,
+                    "dealer": user_model.objects.get(username=DEALER),
+                },
+            )
 
         for name in DEMO_PLAYERS:
             user, created = user_model.objects.get_or_create(username=name)
