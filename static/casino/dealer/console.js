@@ -2,7 +2,7 @@
  * and the dealer's and supervisor's buttons (REST under /api/dealer/tables/<id>/, docs/api.md "Dealer's
  * console"). The state is read again on every frame of the table's public socket and every few seconds
  * besides; the presence socket tells the server the console is attended. */
-import { fill } from "../format.js";
+import { fill, ltr } from "../format.js";
 import { Live } from "../table/live.js";
 import { Presence } from "./presence.js";
 import { cardFace, draw } from "./render.js";
@@ -107,9 +107,9 @@ async function nextScan() {
     const burn = reply.data.burn;
     if (dealt) {
       const slot = state.round && state.round.next ? slotName(state.round.next.slot) : dealt.hand;
-      el("dc-scan-last").textContent = fill(gettext("Dealt %(card)s to %(slot)s"), { card: cardFace(dealt.card), slot });
+      el("dc-scan-last").textContent = fill(gettext("Dealt %(card)s to %(slot)s"), { card: ltr(cardFace(dealt.card)), slot });
     } else if (burn) {
-      el("dc-scan-last").textContent = fill(gettext("Burn card %(card)s"), { card: cardFace(burn.card) });
+      el("dc-scan-last").textContent = fill(gettext("Burn card %(card)s"), { card: ltr(cardFace(burn.card)) });
     }
     await refresh();
   } else {

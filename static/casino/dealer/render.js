@@ -2,7 +2,7 @@
  * expected next, the cards with their totals, the shoe, the dealer on shift, a supervisor call and the pause.
  * The root's data-* attributes are the hooks tests read (round-id, round-state, waiting-for, next, cards,
  * paused, cut-card, on-shift). */
-import { fill } from "../format.js";
+import { fill, ltr } from "../format.js";
 import { slotName, stateName, winnerName } from "./words.js";
 
 const SUIT = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
@@ -36,7 +36,7 @@ function expectation(state) {
   if (shoe.waiting_for === "burn_confirm") {
     const count = shoe.burn_count;
     return {
-      label: fill(gettext("Burn card %(card)s"), { card: cardFace(shoe.burn_card || "") }),
+      label: fill(gettext("Burn card %(card)s"), { card: ltr(cardFace(shoe.burn_card || "")) }),
       big: fill(ngettext("Burn %(count)s card", "Burn %(count)s cards", count), { count }),
       hint: gettext("Burn them face down, then confirm."),
       burn: true,
@@ -102,6 +102,7 @@ export function draw(state, { el, root, me, supervisor }) {
   const expect = expectation(state);
   setText(el("dc-expect-label"), expect.label);
   setText(el("dc-expect-big"), expect.big);
+  el("dc-expect-big").classList.toggle("long", expect.big.length > 14);
   setText(el("dc-expect-hint"), expect.hint);
   el("dc-expect").dataset.hand = expect.next ? expect.next.hand : "";
   el("dc-burn").hidden = !expect.burn;
@@ -123,7 +124,7 @@ export function draw(state, { el, root, me, supervisor }) {
   setText(el("dc-cut-card"), shoe && shoe.cut_card_out ? gettext("Out: last round of the shoe") : gettext("Not yet"));
   setText(
     el("dc-burn-info"),
-    shoe && shoe.burn_card ? fill(gettext("%(card)s, %(count)s burned"), { card: cardFace(shoe.burn_card), count: shoe.burn_count }) : "–",
+    shoe && shoe.burn_card ? fill(gettext("%(card)s, %(count)s burned"), { card: ltr(cardFace(shoe.burn_card)), count: shoe.burn_count }) : "–",
   );
 
   el("dc-paused").hidden = !(paused && (table.status_notice === "supervisor" || call));
