@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.views import fair, lobby, multi, record, rules, table
+from tables.views import dealer, fair, lobby, multi, record, rules, table
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),
@@ -14,4 +14,6 @@ urlpatterns = [
     path("bets/", record.bet_record, name="bet-record"),
     path("bets/rounds/<int:round_id>/", record.bet_round, name="bet-round"),
     path("bets/export.csv", record.bet_export, name="bet-export"),
+    path("dealer/", dealer.dealer_home, name="dealer"),
+    path("dealer/tables/<int:table_id>/", dealer.dealer_console, name="dealer-console"),
 ]
