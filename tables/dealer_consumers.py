@@ -4,8 +4,9 @@ The console page keeps this socket open while it is on screen: it tells the serv
 table. Only a signed-in user who may deal (``tables.services.dealing.may_deal``) gets in; anyone else is refused
 at the handshake (close 4403). Connecting calls ``console_connected``, closing calls ``console_disconnected``
 (a round being dealt is paused, and the supervisor called, if no console comes back within the grace period).
-Client frames: ``ping`` (answered ``pong``); anything else gets an ``error`` frame. The guard of every socket of
-ours (``GuardedJsonConsumer``: rate, size, JSON) applies."""
+Client frames: ``ping`` every 2 s (answered ``pong``; it marks the table attended again, so one of two consoles
+closing does not pause a round the other still deals); anything else gets an ``error`` frame. The guard of every
+socket of ours (``GuardedJsonConsumer``: rate, size, JSON) applies."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ class DealerConsoleConsumer(GuardedJsonConsumer):
             await database_sync_to_async(console_disconnected)(table_id=self.table_id)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if content.get("type") == "ping":
+        if content.get("type") == "ping":  # a heartbeat: this console still attends (another may have closed)
+            await database_sync_to_async(console_connected)(table_id=self.table_id)
             await self.send_json({"type": "pong", "server_time": server_time()})
             return
         await self.send_error("unknown_frame", "The console's socket answers ping only.")

@@ -379,8 +379,10 @@ def supervisor_void(*, table_id: int, actor: Actor, reason: str, now: datetime |
 
 
 def console_connected(*, table_id: int) -> None:
-    """A console socket for the table opened: it is attended again."""
-    Table.objects.filter(pk=table_id, dealing=Table.Dealing.LIVE).update(console_lost_at=None)
+    """A console socket for the table opened, or pinged: it is attended (a write only when it was marked lost)."""
+    Table.objects.filter(pk=table_id, dealing=Table.Dealing.LIVE, console_lost_at__isnull=False).update(
+        console_lost_at=None
+    )
 
 
 def console_disconnected(*, table_id: int, now: datetime | None = None) -> None:

@@ -58,6 +58,23 @@ async def test_a_dealer_connects_pings_and_a_disconnect_marks_the_console_lost()
     assert lost is not None
 
 
+async def test_a_second_console_closing_is_answered_by_the_first_ones_ping():
+    """Two consoles of one table: one closes (the table is marked lost), the other's next ping marks it attended
+    again, within the grace, so the round it deals is not paused."""
+    table = await database_sync_to_async(make_table)("Live", dealing=Table.Dealing.LIVE)
+    dealer = await database_sync_to_async(_dealer)()
+    first, second = _socket(table.pk, dealer), _socket(table.pk, dealer)
+    for socket in (first, second):
+        assert (await socket.connect(timeout=5))[0]
+        await socket.receive_json_from(timeout=5)
+    await second.disconnect()
+    assert await database_sync_to_async(lambda: Table.objects.get(pk=table.pk).console_lost_at)() is not None
+    await first.send_json_to({"type": "ping"})
+    assert (await first.receive_json_from(timeout=5))["type"] == "pong"
+    assert await database_sync_to_async(lambda: Table.objects.get(pk=table.pk).console_lost_at)() is None
+    await first.disconnect()
+
+
 async def test_a_player_and_a_signed_out_visitor_are_refused():
     table = await database_sync_to_async(make_table)("Live", dealing=Table.Dealing.LIVE)
     player = await database_sync_to_async(make_user)("pat")
