@@ -211,9 +211,9 @@ def fair_shoes(*, table_id: int | None = None, page: int = 1, per_page: int = PA
         )
     ):
         cards = sorted(r["cards"] or [], key=lambda c: c["position"])
-        live = r["shoe_id"] in live_ids
+        dealt_live = r["shoe_id"] in live_ids
         # The dealer as players saw them at the table (tables.selectors.tables.dealer_info): the first name.
-        dealer = (r["dealer__first_name"] or r["dealer__username"] or "")[:40] if live else ""
+        dealer = (r["dealer__first_name"] or r["dealer__username"] or "")[:40] if dealt_live else ""
         rounds[r["shoe_id"]].append(
             DealtRound(
                 r["number"],
@@ -222,7 +222,7 @@ def fair_shoes(*, table_id: int | None = None, page: int = 1, per_page: int = PA
                 r["is_last_of_shoe"],
                 cards,
                 dealer=dealer,
-                scans=scanned_cards(cards) if live else [],
+                scans=scanned_cards(cards) if dealt_live else [],
             )
         )
 

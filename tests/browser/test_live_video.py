@@ -82,7 +82,7 @@ class LiveStream:
 class _Handler(http.server.SimpleHTTPRequestHandler):
     stream: LiveStream
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         if self.path.split("?")[0] == "/live.m3u8":
             body = self.server.stream.playlist().encode()  # type: ignore[attr-defined]
             self.send_response(200)
@@ -98,7 +98,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Access-Control-Allow-Origin", "*")  # the page is on another port
         super().end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -311,7 +311,8 @@ def test_the_video_sits_above_the_felt_with_the_cards_over_it(casino_url, browse
             if video["height"] < 120:
                 problems.append(f"{where}: the video is {video['height']:.0f} px high")
             if video["bottom"] > m["board"]["top"] + 0.5:
-                problems.append(f"{where}: the video ({video['bottom']:.0f}) reaches into the felt ({m['board']['top']:.0f})")
+                felt = m["board"]["top"]
+                problems.append(f"{where}: the video ({video['bottom']:.0f}) reaches into the felt ({felt:.0f})")
             if video["top"] < m["phase"]["top"]:
                 problems.append(f"{where}: the video starts above the phase")
             for hand in m["hands"]:

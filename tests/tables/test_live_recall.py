@@ -102,7 +102,8 @@ def test_the_round_detail_names_the_dealer_and_each_cards_scan_time(client, live
 
 def test_the_selector_gives_the_dealer_and_the_scans_in_deal_order(live_round):
     facts, shoe = record_round(user=live_round["alice"], round_id=live_round["round"].pk)
-    assert facts.live and facts.dealer == "Anna"
+    assert facts.live
+    assert facts.dealer == "Anna"
     assert [(s.position, s.hand, s.face.code) for s in facts.scans] == [
         (1, "player", "9H"),
         (2, "banker", "2D"),
@@ -110,7 +111,8 @@ def test_the_selector_gives_the_dealer_and_the_scans_in_deal_order(live_round):
         (4, "banker", "3S"),
     ]
     assert facts.scans[0].scanned_at == SCANNED
-    assert shoe["live"] is True and shoe["commitment"] == ""
+    assert shoe["live"] is True
+    assert shoe["commitment"] == ""
 
 
 def test_the_bet_record_names_the_live_dealer(client, live_round):
@@ -123,16 +125,20 @@ def test_a_round_of_the_servers_shoe_shows_no_dealer_and_no_scans(client, player
     alice = player("alice", "100.00")
     round_ = deal(make_round(make_table("Shoe table"), closes_in=60), "9H 2D KC 3S")
     facts, _shoe = record_round(user=alice, round_id=round_.pk)
-    assert not facts.live and facts.dealer == "" and facts.scans == []
+    assert not facts.live
+    assert facts.dealer == ""
+    assert facts.scans == []
     client.force_login(alice)
     content = client.get(f"/bets/rounds/{round_.pk}/").content.decode()
-    assert "rec-dealer" not in content and 'id="round-scans"' not in content
+    assert "rec-dealer" not in content
+    assert 'id="round-scans"' not in content
     assert 'id="shoe-commitment"' in content
 
 
 def test_a_card_stored_without_a_scan_time_reads_as_a_dash(client, live_round):
     round_ = live_round["round"]
-    Round.objects.filter(pk=round_.pk).update(cards=[{k: v for k, v in c.items() if k != "dealt_at"} for c in round_.cards])
+    unscanned = [{k: v for k, v in c.items() if k != "dealt_at"} for c in round_.cards]
+    Round.objects.filter(pk=round_.pk).update(cards=unscanned)
     facts, _shoe = record_round(user=live_round["alice"], round_id=round_.pk)
     assert [s.scanned_at for s in facts.scans] == [None] * 4
     client.force_login(live_round["alice"])
@@ -152,11 +158,13 @@ def test_a_finished_live_shoe_is_listed_with_its_scans_and_never_offered_to_veri
 
     data = fair_shoes()
     found = {s.id: s for s in data.shoes}
-    assert found[shoe.pk].live and not found[shoe.pk].verifiable
+    assert found[shoe.pk].live
+    assert not found[shoe.pk].verifiable
     assert found[seeded.pk].verifiable
     dealt = found[shoe.pk].rounds[0]
     assert dealt.dealer == "Anna"
-    assert [(s.face.code, s.scanned_at) for s in dealt.scans][:2] == [("9H", SCANNED), ("2D", SCANNED + timedelta(seconds=2))]
+    first_two = [(s.face.code, s.scanned_at) for s in dealt.scans][:2]
+    assert first_two == [("9H", SCANNED), ("2D", SCANNED + timedelta(seconds=2))]
 
     response = client.get("/fair/")
     assert response.status_code == 200
@@ -181,19 +189,23 @@ def test_a_live_shoe_in_play_shows_no_commitment(client, live_table):
     live_shoe(live_table, ready=False)
     content = client.get("/fair/").content.decode()
     item = re.search(r'<li class="live-shoe".*?</li>', content, re.S).group(0)
-    assert "Dealt by a live dealer" in item and "Commitment" not in item
+    assert "Dealt by a live dealer" in item
+    assert "Commitment" not in item
 
 
 def test_the_admins_verification_says_a_live_shoe_has_no_seed(client, live_table):
     shoe = live_shoe(live_table, finished=True)
     result = shoe_verification(shoe)
-    assert result is not None and not result.ok and "no seed" in result.detail
+    assert result is not None
+    assert not result.ok
+    assert "no seed" in result.detail
     admin = get_user_model().objects.create_superuser("root", "root@example.com", "pass-word-123")
     client.force_login(admin)
     response = client.get(f"/admin/tables/shoe/{shoe.pk}/change/")
     assert response.status_code == 200
     content = response.content.decode()
-    assert 'data-verified="live"' in content and "FAILED" not in content
+    assert 'data-verified="live"' in content
+    assert "FAILED" not in content
 
 
 # ── the table's snapshot while a live shoe is shuffled ─────────────────────────
@@ -202,12 +214,15 @@ def test_the_admins_verification_says_a_live_shoe_has_no_seed(client, live_table
 def test_the_snapshot_says_since_when_a_live_shoe_is_shuffled(live_table):
     shoe = live_shoe(live_table, ready=False)
     info = shoe_info(shoe)
-    assert info["live"] and not info["ready"] and info["commitment"] == ""
+    assert info["live"]
+    assert not info["ready"]
+    assert info["commitment"] == ""
     assert info["shuffling_since"] is not None
     since = datetime.fromisoformat(info["shuffling_since"].replace("Z", "+00:00"))
     assert abs(since - shoe.created_at) < timedelta(milliseconds=1)  # written to the millisecond
     snapshot = table_snapshot(live_table.pk)
-    assert snapshot["table"]["dealing"] == "live" and snapshot["table"]["dealer"] == {"name": "Anna"}
+    assert snapshot["table"]["dealing"] == "live"
+    assert snapshot["table"]["dealer"] == {"name": "Anna"}
     assert snapshot["shoe"]["shuffling_since"] == info["shuffling_since"]
 
 
