@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -193,9 +194,11 @@ def test_the_dealers_video_plays_stalls_with_a_notice_while_the_round_goes_on(
 
     # The dealer is shuffling a new shoe: players see it, and for how long.
     page.wait_for_selector("#shoe-status[data-kind='shuffling']")
-    assert "The dealer is shuffling a new shoe" in page.inner_text("#shoe-status")
-    first = page.inner_text("#shoe-status .status-time")
-    page.wait_for_function(f"document.querySelector('#shoe-status .status-time').textContent !== {first!r}")
+    assert page.inner_text("#phase").lower() == "the dealer is shuffling a new shoe"
+    first = page.text_content("#shoe-status .status-text")
+    assert re.fullmatch("Shuffling for \u2066\\d+:\\d\\d\u2069", first), first
+    page.wait_for_function(f"document.querySelector('#shoe-status .status-text').textContent !== {first!r}")
+    assert page.inner_text("#round-label") == "–"
     assert page.inner_text("#dealer-name") == "Anna"
     assert page.inner_text("#video-dealer-name") == "Anna"
 
@@ -295,6 +298,12 @@ def test_the_video_sits_above_the_felt_with_the_cards_over_it(casino_url, browse
         pages.append(page)
     shots = os.environ.get("LIVE_SHOTS")
     try:
+        for (width, height), page in zip(sizes, pages, strict=True):
+            page.wait_for_selector("#shoe-status[data-kind='shuffling']")
+            page.wait_for_function("document.getElementById('video').readyState >= 2")
+            if shots:
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=f"{shots}/live-{width}x{height}-{lang}-shuffling.png")
         start_shoe(pages[0], table, dealer)
         for page in pages:
             page.wait_for_selector("#table[data-round-state='betting']")
@@ -328,7 +337,35 @@ def test_the_video_sits_above_the_felt_with_the_cards_over_it(casino_url, browse
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=f"{shots}/live-{width}x{height}-{lang}.png")
+        # The video stalls: its notice lies on the video, clear of the dealer's name and of the hands.
+        stream.freeze()
+        for (width, height), page in zip(sizes, pages, strict=True):
+            page.wait_for_selector("#video-notice:not([hidden])", timeout=20_000)
+            m = page.evaluate(NOTICE)
+            where = f"{width}×{height} {lang}, video interrupted"
+            if not within(m["notice"], m["video"]):
+                problems.append(f"{where}: the notice {m['notice']} is not on the video {m['video']}")
+            for name in ("dealer", "player", "banker"):
+                if overlap(m["notice"], m[name]):
+                    problems.append(f"{where}: the notice overlaps the {name} {m[name]}")
+            if shots:
+                page.screenshot(path=f"{shots}/live-{width}x{height}-{lang}-interrupted.png")
         assert not problems, "\n".join(problems)
     finally:
+        stream.resume()
         for context in contexts:
             context.close()
+
+
+NOTICE = """() => {
+  const box = (id) => { const r = document.getElementById(id).getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  return {notice: box("video-notice"), video: box("video-box"), dealer: box("video-dealer"),
+          player: box("player-hand"), banker: box("banker-hand")};
+}"""
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5 and (
+        min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
+    )

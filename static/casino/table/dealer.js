@@ -110,27 +110,28 @@ export function createDealer(t) {
     if (next.kind === "shuffling") timer = setInterval(draw, 1000);
   }
 
+  /* The pill under the phase: how long the dealer has been shuffling (the phase says "The dealer is shuffling a
+   * new shoe") and, once scanned, the burn card; or the cut card out. Not a live region: the time changes every
+   * second, so what it says is announced once, when it starts (announce). */
   function draw() {
     const st = live.status;
     const el = $("shoe-status");
     if (!st) return;
     let text;
-    let time = "";
+    let more = "";
     if (st.kind === "shuffling") {
-      text = gettext("The dealer is shuffling a new shoe");
-      if (st.burn) {
-        text += " · " + fill(gettext("Burn card %(card)s: %(count)s cards burned"), { card: cardText(st.burn), count: st.count });
-      }
-      time = clockText(serverNow() - st.since);
+      // the time isolated left-to-right inside a right-to-left sentence (U+2066 … U+2069)
+      text = fill(gettext("Shuffling for %(time)s"), { time: "\u2066" + clockText(serverNow() - st.since) + "\u2069" });
+      if (st.burn) more = fill(gettext("Burn card %(card)s: %(count)s cards burned"), { card: cardText(st.burn), count: st.count });
     } else {
       text = gettext("Cut card out: last round of the shoe");
     }
     const textEl = el.querySelector(".status-text") || el;
     if (textEl.textContent !== text) textEl.textContent = text;
-    const timeEl = el.querySelector(".status-time");
-    if (timeEl) {
-      if (timeEl.textContent !== time) timeEl.textContent = time;
-      timeEl.hidden = !time;
+    const moreEl = el.querySelector(".status-more");
+    if (moreEl) {
+      if (moreEl.textContent !== more) moreEl.textContent = more;
+      moreEl.hidden = !more;
     }
   }
 

@@ -102,6 +102,7 @@ export function createFrames(t) {
       if (S.myBets.some((b) => b.payout !== null && b.payout !== undefined)) r.showNet(S.myBets);
     } else {
       r.setPhase("waiting");
+      r.renderRoundLabel(null); // no round yet (a new table, a live dealer's first shoe being shuffled)
     }
     if (away && snap.last_round && snap.last_round.id === away.id && snap.last_round.winner) {
       const last = snap.last_round;
@@ -118,7 +119,9 @@ export function createFrames(t) {
       r.endStop();
     }
     if (S.paused) r.setPhase("paused");
-    else if (S.live.status && S.live.status.kind === "shuffling" && (!round || ["settled", "cancelled"].includes(round.state))) r.setPhase("shuffle");
+    else if (S.live.status && S.live.status.kind === "shuffling" && (!round || ["settled", "cancelled"].includes(round.state))) {
+      r.setPhase("live_shuffle");
+    }
     if (S.tableClosed && (!round || round.state === "settled" || round.state === "cancelled")) r.setPhase("table_closed");
   }
 
@@ -236,7 +239,7 @@ export function createFrames(t) {
       if (frame.previous_shoe !== undefined) r.renderPreviousShoe(frame.previous_shoe);
       if (!S.round || ["settled", "cancelled"].includes(S.round.state)) {
         r.clearStage();
-        r.setPhase("shuffle");
+        r.setPhase("live_shuffle");
       }
       t.dealer.shuffling(frame);
     },

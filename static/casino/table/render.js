@@ -28,6 +28,7 @@ const PHASES = () => ({
   table_closed: gettext("Table closed"),
   waiting: gettext("Waiting for the next round"),
   shuffle: gettext("Shuffling a new shoe"),
+  live_shuffle: gettext("The dealer is shuffling a new shoe"),
 });
 
 /** The render functions of one table. `t`: the table (client.js): `$`, `S`, `board`, `reveal`, `names`,
@@ -309,7 +310,7 @@ export function createRenderer(t) {
   }
 
   function renderRoundLabel(number) {
-    setText($("round-label"), fill(gettext("Round %(number)s"), { number }));
+    setText($("round-label"), number ? fill(gettext("Round %(number)s"), { number }) : "–");
   }
 
   function renderPreviousShoe(previous) {
