@@ -369,3 +369,29 @@ def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
     return min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5 and (
         min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
     )
+
+
+def test_a_live_table_without_a_video_shows_no_video_and_its_shoe_on_a_phone(casino_url, browser) -> None:
+    dealer = make_dealer("dina", "Dina")
+    table = make_table("Live no video", make_variant("No video rules"), dealing=Table.Dealing.LIVE, dealer=dealer)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    try:
+        page = context.new_page()
+        page.goto(f"{casino_url}/tables/{table.pk}/")
+        page.wait_for_selector("#shoe-status[data-kind='shuffling']")
+        assert page.is_hidden("#video-box")
+        assert not page.evaluate("document.getElementById('stage').classList.contains('has-video')")
+        assert page.evaluate("document.getElementById('video').currentSrc") == ""
+        assert page.evaluate("window.Hls === undefined"), "no video, no hls.js loaded"
+        assert page.inner_text("#dealer-name") == "Dina"
+        box = page.evaluate(
+            """() => Object.fromEntries(["phase", "shoe-status", "player-hand", "banker-hand"].map((id) => {
+                 const r = document.getElementById(id).getBoundingClientRect();
+                 return [id, {top: r.top, bottom: r.bottom, left: r.left, right: r.right}]; }))"""
+        )
+        assert box["phase"]["bottom"] <= box["shoe-status"]["top"] + 0.5
+        assert box["shoe-status"]["bottom"] <= min(box["player-hand"]["top"], box["banker-hand"]["top"]) + 0.5
+        assert box["player-hand"]["right"] <= box["banker-hand"]["left"] + 0.5
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
