@@ -417,6 +417,8 @@ class ShoeAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Commitment")
     def commitment_short(self, shoe: Shoe) -> SafeString:
+        if shoe.is_live:
+            return mark_safe("— (live dealer)")
         return format_html('<code title="{}">{}…</code>', shoe.commitment, shoe.commitment[:16])
 
     @admin.display(description="Burn")
@@ -431,6 +433,8 @@ class ShoeAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Server seed")
     def seed(self, shoe: Shoe) -> SafeString:
+        if shoe.is_live:
+            return mark_safe("None: a live dealer's physical shoe, recorded card by card with scan times.")
         if shoe.finished_at is None:
             return mark_safe("Secret until the shoe is finished; only the commitment is public.")
         return format_html("<code>{}</code>", shoe.server_seed)
@@ -446,6 +450,11 @@ class ShoeAdmin(ReadOnlyAdmin):
     @admin.display(description="Verification")
     def verification(self, shoe: Shoe) -> SafeString:
         # ``defer`` above: the seed and state are loaded here, for a finished shoe only.
+        if shoe.is_live:
+            return mark_safe(
+                '<span class="shoe-verification" data-verified="live">Not applicable: a live dealer dealt this shoe '
+                "from a physical shoe; it has no seed. Its rounds record every card with its scan time.</span>"
+            )
         result = shoe_verification(shoe)
         if result is None:
             return mark_safe(

@@ -3,6 +3,10 @@ the commitment of every shoe still in play.
 
 Read-only. A shoe still in play gives only its commitment: its seed and its card order (both in
 ``Shoe.state``) never leave this module before the shoe is finished.
+
+A live dealer's shoe (``algorithm`` ``"live"``) has no seed and no commitment: it is dealt physically and
+recorded card by card with scan times. It is listed with its rounds, its dealer and those times, and never offered
+for seed verification (``FinishedShoe.verifiable``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from django.db.models.functions import Cast
 
 from baccarat_site.errors import NotFound
 from tables.models import Round, Shoe, Table
+from tables.selectors.record import ScannedCard, scanned_cards
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -52,6 +57,9 @@ class DealtRound:
     is_last_of_shoe: bool
     #: [{"card": "5H", "hand": "player", "position": 1}, ...] in deal order.
     cards: list[dict[str, Any]]
+    #: A live dealer's round: the dealer's public name, and the cards with their scan times.
+    dealer: str = ""
+    scans: list[ScannedCard] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,16 @@ class FinishedShoe:
     #: The table's cut-card range now (the shoe was cut with the range of its day: usually the same).
     cut_range: tuple[int, int]
     rounds: list[DealtRound] = field(default_factory=list)
+
+    @property
+    def live(self) -> bool:
+        """Dealt by a live dealer from a physical shoe: no seed, recorded card by card with scan times."""
+        return self.algorithm == Shoe.LIVE
+
+    @property
+    def verifiable(self) -> bool:
+        """Has a seed and a commitment the page's script can recompute the shoe from."""
+        return not self.live and bool(self.seed) and bool(self.commitment)
 
     @property
     def rounds_dealt(self) -> int:
@@ -127,6 +145,8 @@ class LiveShoe:
     number: int
     created_at: datetime
     commitment: str
+    #: A live dealer's physical shoe: no commitment (it has no seed).
+    dealt_live: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,13 +202,29 @@ def fair_shoes(*, table_id: int | None = None, page: int = 1, per_page: int = PA
 
     rows: list[WithAnnotations[Shoe, _ShoeState]] = list(current.object_list)
     rounds: dict[int, list[DealtRound]] = {row.pk: [] for row in rows}
+    live_ids = {row.pk for row in rows if row.algorithm == Shoe.LIVE}
     for r in (
         Round.objects.filter(shoe_id__in=list(rounds))
         .order_by("shoe_id", "number")
-        .values("shoe_id", "number", "state", "winner", "is_last_of_shoe", "cards")
+        .values(
+            "shoe_id", "number", "state", "winner", "is_last_of_shoe", "cards", "dealer__first_name", "dealer__username"
+        )
     ):
         cards = sorted(r["cards"] or [], key=lambda c: c["position"])
-        rounds[r["shoe_id"]].append(DealtRound(r["number"], r["state"], r["winner"] or "", r["is_last_of_shoe"], cards))
+        dealt_live = r["shoe_id"] in live_ids
+        # The dealer as players saw them at the table (tables.selectors.tables.dealer_info): the first name.
+        dealer = (r["dealer__first_name"] or r["dealer__username"] or "")[:40] if dealt_live else ""
+        rounds[r["shoe_id"]].append(
+            DealtRound(
+                r["number"],
+                r["state"],
+                r["winner"] or "",
+                r["is_last_of_shoe"],
+                cards,
+                dealer=dealer,
+                scans=scanned_cards(cards) if dealt_live else [],
+            )
+        )
 
     result = []
     for row in rows:
@@ -216,10 +252,10 @@ def fair_shoes(*, table_id: int | None = None, page: int = 1, per_page: int = PA
         )
 
     live = [
-        LiveShoe(s.table_id, s.table.name, s.number, s.created_at, s.commitment)
+        LiveShoe(s.table_id, s.table.name, s.number, s.created_at, s.commitment, dealt_live=s.is_live)
         for s in shoes.filter(finished_at__isnull=True)
         .select_related("table")
-        .only("table_id", "table__name", "number", "created_at", "commitment")
+        .only("table_id", "table__name", "number", "created_at", "commitment", "algorithm")
         .order_by("table__name", "table_id")
     ]
     return FairPage(page=current, shoes=result, live=live, table=table, tables=tables)

@@ -21,7 +21,7 @@ from baccarat_site.money import ZERO
 from tables.models import Bet, Round, Table
 from tables.selectors.bets import MAX_ID, bet_list
 from tables.selectors.outcomes import bet_payout
-from tables.selectors.tables import round_public_reason
+from tables.selectors.tables import dealer_info, round_public_reason
 
 #: Rounds per page of the record.
 ROUNDS_PER_PAGE = 20
@@ -47,6 +47,16 @@ class CardFace:
     third: bool  # the hand's third card (drawn sideways)
 
 
+@dataclass(frozen=True)
+class ScannedCard:
+    """One card of a live dealer's round as it was scanned (game recall): deal order, hand, face, scan time."""
+
+    position: int
+    hand: str
+    face: CardFace
+    scanned_at: datetime | None
+
+
 @dataclass
 class RoundFacts:
     """A round's public facts as the record shows them, and the caller's bets on it."""
@@ -66,6 +76,11 @@ class RoundFacts:
     flags: dict[str, Any]
     reason: str
     bets: list[Bet] = field(default_factory=list)
+    #: A live dealer's round: who dealt it (their first name, as players saw it at the table) and its cards as
+    #: scanned, in deal order with their scan times. A round dealt by the server's shoe: "" and [].
+    live: bool = False
+    dealer: str = ""
+    scans: list[ScannedCard] = field(default_factory=list)
 
     @property
     def staked(self) -> Decimal:
@@ -179,8 +194,30 @@ def _card_faces(cards: list[dict[str, Any]], hand: str) -> list[CardFace]:
     return faces
 
 
+def _scan_time(value: Any) -> datetime | None:
+    """A stored card's ``dealt_at`` (ISO 8601), or None when missing or unreadable (older rounds)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def scanned_cards(cards: list[dict[str, Any]] | None) -> list[ScannedCard]:
+    """A live round's cards in deal order, each with its hand and scan time (``Round.cards`` ``dealt_at``)."""
+    out = []
+    for entry in sorted(cards or [], key=lambda c: c["position"]):
+        face = _card_faces([{**entry, "position": 0}], str(entry.get("hand")))[0]
+        out.append(ScannedCard(int(entry["position"]), str(entry.get("hand")), face, _scan_time(entry.get("dealt_at"))))
+    return out
+
+
 def _facts(round_: Round, when: datetime | None = None) -> RoundFacts:
     dealt = round_.state in (Round.State.RESULT, Round.State.SETTLED) or round_.player_total is not None
+    live = round_.shoe.is_live
+    dealer = dealer_info(round_.dealer) if live else None
     return RoundFacts(
         id=round_.pk,
         number=round_.number,
@@ -196,6 +233,9 @@ def _facts(round_: Round, when: datetime | None = None) -> RoundFacts:
         winner=round_.winner if dealt else "",
         flags=(round_.flags or {}) if dealt else {},
         reason=round_public_reason(round_) or "",  # never the operator's or a fault's own words
+        live=live,
+        dealer=dealer["name"] if dealer else "",
+        scans=scanned_cards(round_.cards) if live and dealt else [],
     )
 
 
@@ -207,7 +247,9 @@ def record_page(*, user: Any, filters: RecordFilters, page: int = 1, per_page: i
     paginator = Paginator(round_ids.values_list("round_id", flat=True), per_page)
     current = paginator.get_page(page)
     ids = list(current.object_list)
-    rounds = {r.pk: r for r in Round.objects.select_related("table", "shoe").filter(pk__in=ids)} if ids else {}
+    rounds = (
+        {r.pk: r for r in Round.objects.select_related("table", "shoe", "dealer").filter(pk__in=ids)} if ids else {}
+    )
     facts = {round_id: _facts(rounds[round_id]) for round_id in ids}
     if ids:
         page_bets = bets.filter(round_id__in=ids).select_related(None).select_related("outcome", "round")
@@ -227,7 +269,7 @@ def record_round(*, user: Any, round_id: int) -> tuple[RoundFacts, dict[str, Any
     (number, commitment, the seed once the shoe is finished). None if there is no such round."""
     if not 0 < round_id <= MAX_ID:
         return None
-    round_ = Round.objects.select_related("table", "shoe").filter(pk=round_id).first()
+    round_ = Round.objects.select_related("table", "shoe", "dealer").filter(pk=round_id).first()
     if round_ is None:
         return None
     facts = _facts(round_)
@@ -238,6 +280,8 @@ def record_round(*, user: Any, round_id: int) -> tuple[RoundFacts, dict[str, Any
         "number": shoe.number,
         "commitment": shoe.commitment,
         "algorithm": shoe.algorithm,
+        # A live dealer's physical shoe: no seed and no commitment, its cards recorded with scan times instead.
+        "live": shoe.is_live,
         "finished": shoe.finished_at is not None,
         "revealed_seed": shoe.revealed_seed,
     }

@@ -25,6 +25,10 @@ def shoe_verification(shoe: Shoe) -> Verification | None:
     """
     if shoe.finished_at is None:
         return None
+    if shoe.algorithm == Shoe.LIVE:
+        return Verification(
+            False, "A live dealer's shoe has no seed to verify: its cards are recorded with scan times."
+        )
     seed, published = shoe.server_seed, shoe.commitment
     if shoe.algorithm != fair.ALGORITHM:
         return Verification(False, f"Unknown algorithm {shoe.algorithm!r}: this admin verifies {fair.ALGORITHM}.")

@@ -187,6 +187,8 @@ def shoe_info(shoe: Shoe | None) -> dict[str, Any] | None:
         # shuffled and burned.
         "live": shoe.is_live,
         "ready": bool(state and state.ready),
+        # While a live shoe is shuffled: since when (the shoe's start), so players see how long it takes.
+        "shuffling_since": iso(shoe.created_at) if shoe.is_live and not (state and state.ready) else None,
         "round_in_shoe": last or 0,
         "cards_left": state.cards_left if state is not None else None,
         "commitment": shoe.commitment,

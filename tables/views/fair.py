@@ -35,7 +35,8 @@ def fair(request: HttpRequest) -> HttpResponse:
         "live": data.live,
         "table": data.table,
         "tables": data.tables,
-        "verification": [shoe.verification_data() for shoe in data.shoes],
+        # A live dealer's shoe has no seed: it is shown with its scan times, never offered to the Verify script.
+        "verification": [shoe.verification_data() for shoe in data.shoes if shoe.verifiable],
         "query_table": f"table={data.table.pk}&" if data.table else "",
     }
     return render(request, "tables/fair.html", context)

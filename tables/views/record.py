@@ -146,6 +146,18 @@ def _round_view(facts: selectors.RoundFacts) -> dict[str, Any]:
         "returned": display(facts.returned),
         "pending": display(facts.pending) if facts.is_open else "",
         "net": signed(facts.net),
+        "live": facts.live,
+        "dealer": facts.dealer,
+        "scans": [
+            {
+                "position": scan.position,
+                "hand": scan.hand,
+                "hand_name": label(WINNER_NAMES, scan.hand),
+                "face": scan.face,
+                "scanned_at": scan.scanned_at,
+            }
+            for scan in facts.scans
+        ],
     }
 
 

@@ -5,9 +5,11 @@
  *   state.js     the round, the player's bets and balance, what stopped play, and their transitions
  *   frames.js    the WebSocket frames: which frame changes what, in what order
  *   render.js    the DOM: stage, result, my bets, notices, shoe, roads
- *   betslip.js   pending and confirmed stakes, Undo / Clear / Repeat / Double, Confirm (one key per batch) */
+ *   betslip.js   pending and confirmed stakes, Undo / Clear / Repeat / Double, Confirm (one key per batch)
+ *   dealer.js    a live dealer's table: the dealer's name, the video (video.js), the shoe being shuffled */
 import { fill, formatMoney } from "../format.js";
 import { createBetSlip } from "./betslip.js";
+import { createDealer } from "./dealer.js";
 import { Board } from "./board.js";
 import { Countdown } from "./countdown.js";
 import { tableElements } from "./elements.js";
@@ -57,6 +59,8 @@ function createTable(root, config, options) {
     onTurn: () => play("card"),
     squeezeLabel: gettext("Face-down card: drag or hold it to squeeze it open"),
   });
+
+  t.dealer = createDealer(t); // LIVE DEALER: name, video, the dealer's shoe
 
   const frames = createFrames(t);
 

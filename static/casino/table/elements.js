@@ -50,6 +50,19 @@ export const OPTIONAL = [
   "ask-banker",
   "ask-player",
   "sound",
+  // A live dealer's table (dealer.js): the dealer's name, the video box over which the cards are shown, the shoe.
+  "stage",
+  "dealer",
+  "dealer-name",
+  "video-box",
+  "video",
+  "video-dealer",
+  "video-dealer-name",
+  "video-notice",
+  "shoe-status",
+  "commitment-row",
+  "shoe-fair",
+  "shoe-live",
 ];
 
 const BUTTONS = new Set(["undo", "clear", "repeat", "double", "confirm", "sound", "ask-banker", "ask-player", "copy-commitment", "copy-seed"]);

@@ -74,11 +74,14 @@ export function createFrames(t) {
     if (round && S.round && older(round, S.round)) return; // an event already showed something newer
     const away = S.round && round && round.id > S.round.id ? S.round : null;
     S.paused = snap.table.status === "paused";
+    S.pauseNotice = S.paused ? snap.table.status_notice || null : null;
     S.tableClosed = snap.table.status === "closed";
+    t.dealer.table(snap.table); // LIVE DEALER: name, video
     r.setBalance(snap.balance);
     if (snap.table) t.reveal.setInterval(snap.table.deal_interval_ms); // REVEAL
     r.renderShoe(snap.shoe);
     r.renderPreviousShoe(snap.previous_shoe);
+    t.dealer.shoe(snap.shoe); // LIVE DEALER: shuffling, cut card out
     r.renderRoads(snap.roads);
     if (signedIn) {
       if (snap.personal_limits !== undefined) r.renderPersonalLimits(snap.personal_limits);
@@ -99,6 +102,7 @@ export function createFrames(t) {
       if (S.myBets.some((b) => b.payout !== null && b.payout !== undefined)) r.showNet(S.myBets);
     } else {
       r.setPhase("waiting");
+      r.renderRoundLabel(null); // no round yet (a new table, a live dealer's first shoe being shuffled)
     }
     if (away && snap.last_round && snap.last_round.id === away.id && snap.last_round.winner) {
       const last = snap.last_round;
@@ -115,6 +119,9 @@ export function createFrames(t) {
       r.endStop();
     }
     if (S.paused) r.setPhase("paused");
+    else if (S.live.status && S.live.status.kind === "shuffling" && (!round || ["settled", "cancelled"].includes(round.state))) {
+      r.setPhase("live_shuffle");
+    }
     if (S.tableClosed && (!round || round.state === "settled" || round.state === "cancelled")) r.setPhase("table_closed");
   }
 
@@ -170,6 +177,7 @@ export function createFrames(t) {
     },
     "table.paused": (frame) => {
       S.paused = true;
+      S.pauseNotice = frame.notice || null; // "supervisor": a live dealer called the supervisor
       t.slip.keepUnplaced();
       const cause = frame.by === "fault" ? "fault" : "paused";
       const live = S.round && frame.round_id === S.round.id;
@@ -189,6 +197,7 @@ export function createFrames(t) {
     },
     "table.resumed": () => {
       S.paused = false;
+      S.pauseNotice = null;
       S.stop = null;
       r.notice(gettext("The table has resumed."), "ok");
       t.live.send({ type: "snapshot" });
@@ -220,7 +229,25 @@ export function createFrames(t) {
       r.renderPreviousShoe(frame.previous_shoe);
       r.renderRoads(EMPTY_ROADS);
       r.setPhase("shuffle");
+      t.dealer.status(null); // LIVE DEALER: the burn is done, the shoe is ready
     },
+    // LIVE DEALER (dealer.js): a dealer shuffles a new shoe (again once its burn card is scanned), marks the cut
+    // card out, hands the table to the next dealer.
+    "shoe.shuffling": (frame) => {
+      if (!S.shoe || S.shoe.number !== frame.shoe_number) r.renderRoads(EMPTY_ROADS);
+      r.renderShoe({ number: frame.shoe_number, commitment: "", live: true, ready: false, cards_left: frame.cards_left });
+      if (frame.previous_shoe !== undefined) r.renderPreviousShoe(frame.previous_shoe);
+      if (!S.round || ["settled", "cancelled"].includes(S.round.state)) {
+        r.clearStage();
+        r.setPhase("live_shuffle");
+      }
+      t.dealer.shuffling(frame);
+    },
+    "shoe.cut_card": (frame) => {
+      if (frame.cards_left !== undefined && S.shoe) r.renderShoe({ cards_left: frame.cards_left });
+      t.dealer.cutCard();
+    },
+    "dealer.changed": (frame) => t.dealer.dealer(frame.dealer),
     error: (frame) => r.notice(r.explain(frame), "error"),
   };
 

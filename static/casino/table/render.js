@@ -28,6 +28,7 @@ const PHASES = () => ({
   table_closed: gettext("Table closed"),
   waiting: gettext("Waiting for the next round"),
   shuffle: gettext("Shuffling a new shoe"),
+  live_shuffle: gettext("The dealer is shuffling a new shoe"),
 });
 
 /** The render functions of one table. `t`: the table (client.js): `$`, `S`, `board`, `reveal`, `names`,
@@ -296,18 +297,27 @@ export function createRenderer(t) {
     if (S.shoe.cards_left !== null) {
       setText($("cards-left"), fill(gettext("%(count)s cards left"), { count: S.shoe.cards_left }));
     }
+    // A live dealer's shoe has no seed and no commitment: it is recorded card by card with scan times instead.
+    const live = Boolean(S.shoe.live);
+    $("commitment-row").hidden = live;
+    $("shoe-fair").hidden = live;
+    $("shoe-live").hidden = !live;
+    const commitment = S.shoe.commitment || "";
     const code = $("commitment");
-    setText(code, S.shoe.commitment.slice(0, 10) + "…" + S.shoe.commitment.slice(-6));
-    if (code.title !== S.shoe.commitment) code.title = S.shoe.commitment;
+    setText(code, commitment ? commitment.slice(0, 10) + "…" + commitment.slice(-6) : "");
+    if (code.title !== commitment) code.title = commitment;
     if (roundNumber) renderRoundLabel(roundNumber);
   }
 
   function renderRoundLabel(number) {
-    setText($("round-label"), fill(gettext("Round %(number)s"), { number }));
+    setText($("round-label"), number ? fill(gettext("Round %(number)s"), { number }) : "–");
   }
 
   function renderPreviousShoe(previous) {
-    if (!previous) return;
+    if (!previous || !previous.server_seed) {
+      if (previous) $("previous-seed-row").hidden = true; // a live dealer's shoe: no seed to reveal
+      return;
+    }
     $("previous-seed-row").hidden = false;
     const code = $("revealed-seed");
     code.textContent = previous.server_seed.slice(0, 10) + "…" + previous.server_seed.slice(-6);
@@ -335,7 +345,9 @@ export function createRenderer(t) {
       if (now !== null) st.mine = now;
     }
     const parts = [];
-    if (S.paused) {
+    if (S.paused && S.pauseNotice === "supervisor") {
+      parts.push(gettext("Paused: the supervisor is on the way."));
+    } else if (S.paused) {
       parts.push(
         st.cause === "fault"
           ? gettext("The table was paused because of a technical fault.")

@@ -19,6 +19,8 @@ export function createState() {
   return {
     round: null, // {id, number, state, closes_at, bet_types, cards: [...], winner, player_total, banker_total, flags, outcomes}
     paused: false,
+    pauseNotice: null, // the paused table's public notice code ("supervisor": a live dealer called the supervisor)
+    live: null, // a live dealer's table (dealer.js): {on, url, status}
     tableClosed: false,
     shoe: null,
     roads: null,
