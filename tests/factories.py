@@ -6,6 +6,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from tables import engine
@@ -52,6 +53,14 @@ def make_round(
 
 def make_user(username: str = "alice", password: str = "pass-word-123", **fields: object):
     return get_user_model().objects.create_user(username=username, password=password, **fields)
+
+
+def make_staff(username: str, role: str | None = None, **fields: object):
+    """A staff user in one role's group (``baccarat_site.roles``: Table operators, Dealers, Supervisors …)."""
+    user = make_user(username, is_staff=True, **fields)
+    if role is not None:
+        user.groups.add(Group.objects.get(name=role))
+    return user
 
 
 ZERO = Decimal("0.00")

@@ -17,7 +17,7 @@ from django.urls import reverse
 from baccarat_site import roles
 from tables.models import Round, Shoe, SupervisorCall, Table
 from tables.services import dealing
-from tests.factories import make_table, make_user
+from tests.factories import make_staff, make_table, make_user
 from tests.tables.services.rounds_kit import Clock, balance_of, drive, drive_to_state, fast_table, make_player, place
 from tests.tables.test_table_admin_lifecycle import change_form
 
@@ -25,13 +25,6 @@ pytestmark = pytest.mark.django_db
 
 FLOOR = reverse("admin_floor:floor_live")
 REASON = "Card dropped face up: re-seated the shoe, go on"
-
-
-def make_staff(username: str, role: str | None, **fields: object):
-    user = make_user(username, is_staff=True, **fields)
-    if role is not None:
-        user.groups.add(Group.objects.get(name=role))
-    return user
 
 
 @pytest.fixture

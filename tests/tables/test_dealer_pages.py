@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 
 from baccarat_site import roles
 from tables.models import Table
-from tests.factories import make_table, make_user
+from tests.factories import make_staff, make_table, make_user
 
 pytestmark = pytest.mark.django_db
-
-
-def staff(username: str, role: str):
-    user = make_user(username, is_staff=True)
-    user.groups.add(Group.objects.get(name=role))
-    return user
 
 
 @pytest.fixture
@@ -34,7 +27,7 @@ def test_a_signed_out_visitor_is_sent_to_log_in(client, live_table):
 
 def test_a_player_and_a_cashier_get_the_403_page(client, live_table):
     make_user("player")
-    staff("cashier", roles.CASHIERS)
+    make_staff("cashier", roles.CASHIERS)
     for username in ("player", "cashier"):
         client.force_login(get_user_model().objects.get(username=username))
         for url in ("/dealer/", f"/dealer/tables/{live_table.pk}/"):
@@ -46,7 +39,7 @@ def test_a_player_and_a_cashier_get_the_403_page(client, live_table):
 
 def test_a_dealer_sees_the_live_tables_and_the_console_with_its_52_card_picker(client, live_table):
     make_table("Shoe table")  # dealt by the server's shoe: not a dealer's table
-    dealer = staff("dora", roles.DEALERS)
+    dealer = make_staff("dora", roles.DEALERS)
     client.force_login(dealer)
     listing = client.get("/dealer/")
     assert listing.status_code == 200
@@ -67,7 +60,7 @@ def test_a_dealer_sees_the_live_tables_and_the_console_with_its_52_card_picker(c
 
 
 def test_a_supervisor_gets_resume_and_void(client, live_table):
-    client.force_login(staff("sam", roles.SUPERVISORS))
+    client.force_login(make_staff("sam", roles.SUPERVISORS))
     html = client.get(f"/dealer/tables/{live_table.pk}/").content.decode()
     assert 'id="dc-resume"' in html
     assert 'id="dc-void"' in html
@@ -75,13 +68,13 @@ def test_a_supervisor_gets_resume_and_void(client, live_table):
 
 def test_a_table_dealt_by_the_shoe_has_no_console(client):
     table = make_table("Shoe table")
-    client.force_login(staff("dora", roles.DEALERS))
+    client.force_login(make_staff("dora", roles.DEALERS))
     assert client.get(f"/dealer/tables/{table.pk}/").status_code == 404
     assert client.get("/dealer/tables/999999/").status_code == 404
 
 
 def test_the_console_is_translated(client, live_table):
-    client.force_login(staff("dora", roles.DEALERS))
+    client.force_login(make_staff("dora", roles.DEALERS))
     client.cookies["django_language"] = "fa"
     html = client.get(f"/dealer/tables/{live_table.pk}/").content.decode()
     assert 'dir="rtl"' in html

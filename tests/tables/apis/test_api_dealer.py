@@ -4,25 +4,18 @@ refusal is a 4xx {code, detail} and deals nothing."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 
 from baccarat_site import roles
 from tables.models import Round, Table
 from tables.services import ticker
-from tests.factories import make_table, make_user
+from tests.factories import make_staff, make_table, make_user
 
 pytestmark = pytest.mark.django_db
 
 
-def staff(username: str, role: str):
-    user = make_user(username, is_staff=True)
-    user.groups.add(Group.objects.get(name=role))
-    return user
-
-
 @pytest.fixture
 def dealer():
-    return staff("dana", roles.DEALERS)
+    return make_staff("dana", roles.DEALERS)
 
 
 @pytest.fixture
@@ -75,7 +68,7 @@ def test_an_unreadable_scan_is_refused_with_rescan(client_for, dealer, live, bod
 
 def test_who_may_not_use_the_console_gets_403_and_changes_nothing(client_for, live):
     player = make_user("pat")
-    cashier = staff("carl", roles.CASHIERS)
+    cashier = make_staff("carl", roles.CASHIERS)
     for who in (player, cashier):
         client = client_for(who)
         for path, body in (("", None), ("cards/", {"card": "AS"}), ("burn/", None), ("supervisor/", {})):
@@ -87,7 +80,7 @@ def test_who_may_not_use_the_console_gets_403_and_changes_nothing(client_for, li
 
 
 def test_a_dealer_off_shift_must_take_it_first(client_for, live):
-    other = staff("otto", roles.DEALERS)
+    other = make_staff("otto", roles.DEALERS)
     client = client_for(other)
     answer = client.post(base(live) + "cards/", {"card": "AS"}, format="json")
     assert (answer.status_code, answer.json()["code"]) == (403, "not_on_shift")
@@ -101,7 +94,7 @@ def test_resume_and_void_need_a_supervisor_and_a_reason(client_for, dealer, live
     assert Table.objects.get(pk=live.pk).pause_notice == "supervisor"
     answer = client.post(base(live) + "resume/", {"reason": "go"}, format="json")
     assert (answer.status_code, answer.json()["code"]) == (403, "not_supervisor")
-    boss = client_for(staff("sam", roles.SUPERVISORS))
+    boss = client_for(make_staff("sam", roles.SUPERVISORS))
     assert boss.post(base(live) + "resume/", {}, format="json").status_code == 400
     assert boss.post(base(live) + "resume/", {"reason": "all good"}, format="json").json()["resumed"] is True
     assert Table.objects.get(pk=live.pk).status == Table.Status.OPEN

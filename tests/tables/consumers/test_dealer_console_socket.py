@@ -7,13 +7,12 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import Group
 
 from baccarat_site import roles
 from tables.dealer_consumers import CLOSE_NOT_DEALER
 from tables.models import Table
 from tables.routing import websocket_urlpatterns
-from tests.factories import make_table, make_user
+from tests.factories import make_staff, make_table, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,9 +20,7 @@ ROUTER = URLRouter(websocket_urlpatterns)
 
 
 def _dealer():
-    user = make_user("dora", is_staff=True)
-    user.groups.add(Group.objects.get(name=roles.DEALERS))
-    return user
+    return make_staff("dora", roles.DEALERS)
 
 
 def _socket(table_id: int, user) -> WebsocketCommunicator:

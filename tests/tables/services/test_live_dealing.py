@@ -9,14 +9,13 @@ from decimal import Decimal
 
 import pytest
 from auditlog.models import LogEntry
-from django.contrib.auth.models import Group
 
 from baccarat_site import roles
 from tables.models import Round, Shoe, SupervisorCall, Table
 from tables.services import dealing, ticker
 from tables.services.placement import bet_place
 from tables.services.sources import DealingRefused
-from tests.factories import make_user, make_variant
+from tests.factories import make_staff, make_variant
 from tests.tables.services.rounds_kit import Clock, balance_of, drive_to_state, fast_table, latest_round, make_player
 
 pytestmark = pytest.mark.django_db
@@ -34,20 +33,14 @@ def place(user, round_: Round, clock: Clock, *bets: tuple[str, str]) -> None:
     )
 
 
-def staff(username: str, role: str):
-    user = make_user(username, is_staff=True)
-    user.groups.add(Group.objects.get(name=role))
-    return user
-
-
 @pytest.fixture
 def dealer():
-    return staff("dana", roles.DEALERS)
+    return make_staff("dana", roles.DEALERS)
 
 
 @pytest.fixture
 def supervisor():
-    return staff("sam", roles.SUPERVISORS)
+    return make_staff("sam", roles.SUPERVISORS)
 
 
 def live_table(dealer, name: str = "Live 1", **fields) -> Table:
@@ -246,8 +239,8 @@ def test_only_the_dealer_on_shift_or_a_supervisor_deals(dealer, supervisor):
     clock = Clock()
     table = live_table(dealer)
     player = make_player("pat", "10.00")
-    other = staff("otto", roles.DEALERS)
-    operator = staff("olga", roles.CASHIERS)
+    other = make_staff("otto", roles.DEALERS)
+    operator = make_staff("olga", roles.CASHIERS)
     ready_shoe(table, dealer, clock)
     drive_to_state(table, clock, Round.State.DEALING)
     for who, code in ((player, "not_dealer"), (operator, "not_dealer"), (other, "not_on_shift")):

@@ -9,7 +9,6 @@ from io import StringIO
 
 import pytest
 from auditlog.models import LogEntry
-from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
@@ -20,7 +19,7 @@ from baccarat_site.errors import DomainError
 from tables import tasks
 from tables.models import RiskAlert, Round, Shoe, Variant
 from tables.services import risk, settlement, transitions
-from tests.factories import make_user
+from tests.factories import make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -225,14 +224,8 @@ def alert(betting_round, player, place) -> RiskAlert:
     return RiskAlert.objects.get()
 
 
-def staff(username: str, role: str):
-    user = make_user(username, is_staff=True)
-    user.groups.add(Group.objects.get(name=role))
-    return user
-
-
 def test_acknowledging_records_who_and_when_and_is_audited(alert):
-    operator = staff("olga", roles.TABLE_OPERATORS)
+    operator = make_staff("olga", roles.TABLE_OPERATORS)
 
     done = risk.risk_alert_acknowledge(alert_id=alert.pk, actor=operator, note="  Known high roller.  ")
 
@@ -250,21 +243,21 @@ def test_acknowledging_records_who_and_when_and_is_audited(alert):
 
 def test_acknowledging_stamps_the_now_it_is_given(alert):
     now = timezone.now() + timedelta(minutes=3)
-    done = risk.risk_alert_acknowledge(alert_id=alert.pk, actor=staff("olga", roles.TABLE_OPERATORS), now=now)
+    done = risk.risk_alert_acknowledge(alert_id=alert.pk, actor=make_staff("olga", roles.TABLE_OPERATORS), now=now)
     assert done.acknowledged_at == now
 
 
 def test_an_alert_is_acknowledged_once(alert):
-    supervisor = staff("sam", roles.SUPERVISORS)
+    supervisor = make_staff("sam", roles.SUPERVISORS)
     risk.risk_alert_acknowledge(alert_id=alert.pk, actor=supervisor)
 
     with pytest.raises(risk.AlreadyAcknowledged, match="Already acknowledged by sam"):
-        risk.risk_alert_acknowledge(alert_id=alert.pk, actor=staff("olga", roles.TABLE_OPERATORS))
+        risk.risk_alert_acknowledge(alert_id=alert.pk, actor=make_staff("olga", roles.TABLE_OPERATORS))
     assert LogEntry.objects.get_for_object(alert).count() == 1
 
 
 def test_an_auditor_cannot_acknowledge(alert):
-    auditor = staff("audrey", roles.AUDITORS)
+    auditor = make_staff("audrey", roles.AUDITORS)
     assert auditor.has_perm("tables.view_riskalert")
 
     with pytest.raises(DomainError) as refused:

@@ -24,7 +24,7 @@ def queued(monkeypatch):
 @pytest.mark.django_db
 def test_the_beat_tick_queues_an_advance_only_for_due_and_never_started_tables(queued):
     idle = fast_table("Idle")
-    waiting = fast_table("Waiting")
+    waiting = fast_table("Waiting", betting_seconds=60)  # a window that outlasts a busy machine's test
     drive_to_state(waiting, Clock(), "betting")
     paused = fast_table("Paused", status=Table.Status.PAUSED)
     late = fast_table("Late")
