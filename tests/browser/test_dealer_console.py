@@ -10,10 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.contrib.auth.models import Group
-from django.contrib.contenttypes.models import ContentType
-from django.db import connection, transaction
 from playwright.sync_api import expect
 
 from baccarat_site import roles
@@ -22,56 +19,21 @@ from tests.browser.helpers import PASSWORD, log_in, wait_for_betting
 from tests.factories import make_table, make_user, make_variant
 from wallets.services import wallet_deposit
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Every test here has the casino audit its dealer (the shift, the burn, the cut card).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("content_type_ids_kept")]
 SHOTS = Path("/tmp/dealer-console")
 START = Decimal("1000.00")
 
 
-@pytest.fixture(scope="module")
-def _casino_content_types(django_db_setup, django_db_blocker) -> dict[tuple[str, str], int]:
-    """The content type ids as the module's casino will cache them (tests/browser/conftest.py: the flush after
-    each test makes them again under new ids, and an audit entry the casino writes then fails)."""
-    with django_db_blocker.unblock():
-        return {(ct.app_label, ct.model): ct.pk for ct in ContentType.objects.all()}
-
-
-@pytest.fixture(autouse=True)
-def _content_type_ids_kept(_casino_content_types, transactional_db) -> None:
-    """Every test here has the casino audit its dealer (the shift, the burn, the cut card): before each, put the
-    content types back under the ids the casino cached, with the permissions that point at them."""
-    current = {(ct.app_label, ct.model): ct.pk for ct in ContentType.objects.all()}
-    moves = [
-        (new, _casino_content_types[key]) for key, new in current.items() if _casino_content_types.get(key, new) != new
-    ]
-    if not moves:
-        return
-    pointers = [
-        (model._meta.db_table, field.column)
-        for model in apps.get_models()
-        for field in model._meta.concrete_fields
-        if field.is_relation and field.related_model is ContentType
-    ]
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        # The flush's own audit entries (the roles made again) point at the new ids, and the trail refuses an
-        # UPDATE: empty it (TRUNCATE is left to the database owner), nothing here reads it.
-        cursor.execute("TRUNCATE auditlog_logentry")
-        for new, old in moves:
-            cursor.execute("UPDATE django_content_type SET id = %s WHERE id = %s", [old, new])
-            for table, column in pointers:  # the permissions, in practice
-                cursor.execute(f'UPDATE "{table}" SET "{column}" = %s WHERE "{column}" = %s', [old, new])
-    ContentType.objects.clear_cache()
-
-
 @pytest.fixture
-def dealer(_content_type_ids_kept):
+def dealer(content_type_ids_kept):
     user = make_user("dora", PASSWORD, is_staff=True, first_name="Dora")
     user.groups.add(Group.objects.get(name=roles.DEALERS))
     return user
 
 
 @pytest.fixture
-def players(_content_type_ids_kept):
+def players(content_type_ids_kept):
     made = []
     for name in ("carol", "dave"):
         user = make_user(name, PASSWORD)
