@@ -74,6 +74,7 @@ export function createFrames(t) {
     if (round && S.round && older(round, S.round)) return; // an event already showed something newer
     const away = S.round && round && round.id > S.round.id ? S.round : null;
     S.paused = snap.table.status === "paused";
+    S.pauseNotice = S.paused ? snap.table.status_notice : null;
     S.tableClosed = snap.table.status === "closed";
     r.setBalance(snap.balance);
     if (snap.table) t.reveal.setInterval(snap.table.deal_interval_ms); // REVEAL
@@ -170,6 +171,7 @@ export function createFrames(t) {
     },
     "table.paused": (frame) => {
       S.paused = true;
+      S.pauseNotice = frame.notice || null;
       t.slip.keepUnplaced();
       const cause = frame.by === "fault" ? "fault" : "paused";
       const live = S.round && frame.round_id === S.round.id;
@@ -189,6 +191,7 @@ export function createFrames(t) {
     },
     "table.resumed": () => {
       S.paused = false;
+      S.pauseNotice = null;
       S.stop = null;
       r.notice(gettext("The table has resumed."), "ok");
       t.live.send({ type: "snapshot" });

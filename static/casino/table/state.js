@@ -19,6 +19,7 @@ export function createState() {
   return {
     round: null, // {id, number, state, closes_at, bet_types, cards: [...], winner, player_total, banker_total, flags, outcomes}
     paused: false,
+    pauseNotice: null, // why the table is paused, as a status notice code ("supervisor": a live table waits for its supervisor)
     tableClosed: false,
     shoe: null,
     roads: null,
