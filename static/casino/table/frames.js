@@ -112,9 +112,6 @@ export function createFrames(t) {
       const known = S.stop && S.stop.roundId === (kind === "table" ? null : round.id) && S.stop.kind === kind;
       if (known) r.renderStop(); // the frame's cause stands; the snapshot brings the bets as recorded
       else if (kind !== "table" || S.paused) stopped(kind, round.cause, kind === "table" ? null : round);
-    } else if (S.stop && S.stop.kind === "cancelled" && !S.stop.until && round && round.state === "betting" && round.id > S.stop.roundId) {
-      S.stop.until = round.id; // the next round, drawn from the snapshot before its round.opened: as there
-      r.renderStop();
     } else if (S.stop && !S.stop.until) {
       r.endStop();
     }
@@ -195,14 +192,8 @@ export function createFrames(t) {
     "table.resumed": () => {
       S.paused = false;
       S.pauseNotice = null;
-      if (S.stop && S.stop.kind === "cancelled" && S.stop.cause === "operator") {
-        // A round voided while the table stood (a live table's supervisor voids, pauses and resumes at once):
-        // what happened to it and to the player's bets stays, into the next round, as after any cancel.
-        r.renderStop();
-      } else {
-        S.stop = null;
-        r.notice(gettext("The table has resumed."), "ok");
-      }
+      S.stop = null;
+      r.notice(gettext("The table has resumed."), "ok");
       t.live.send({ type: "snapshot" });
     },
     "table.closing": (frame) => {
