@@ -216,7 +216,7 @@ def test_called_resumed_finished_then_voided_with_exact_refunds(casino_url, brow
         assert voided.state == Round.State.CANCELLED
         assert voided.cancelled_at is not None
         assert [c["card"] for c in voided.cards] == ["9D", "8C", "QH"]
-        assert sorted(Bet.objects.filter(round=voided).values_list("status", "amount")) == [
+        assert sorted((b.status, b.amount) for b in Bet.objects.filter(round=voided)) == [
             ("refunded", Decimal("25.00")),
             ("refunded", Decimal("25.00")),
             ("refunded", Decimal("50.00")),
