@@ -168,6 +168,8 @@ def test_a_misread_and_an_impossible_card_say_scan_again_and_deal_nothing(casino
     # A one-deck shoe holds one 5♥, and it was the burn card; one 10♥, just dealt.
     for impossible in ("5H", "TH"):
         scan(page, impossible)
+        # This scan's own refusal (the last one's banner says the same): a click before it lands is dropped with it.
+        expect(page.locator("#dc-scan-last")).to_have_text(impossible)
         expect_rescan(page, "card_impossible")
         expect(console(page)).to_have_attribute("data-cards", "1")
         expect(console(page)).to_have_attribute("data-next", "B1")
