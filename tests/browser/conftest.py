@@ -3,7 +3,7 @@
 One casino serves a whole module, and its processes cache content type ids. pytest-django's flush after each test
 empties django_content_type and makes it again under new ids, so an audit entry the casino itself writes (a
 sign-up, a player's own time-out) works in a module's first test only: put such a test first, or in a module of
-its own (test_signup_persian.py)."""
+its own (test_signup_persian.py), or have the test use ``content_type_ids_kept``, which puts the ids back."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ from contextlib import ExitStack
 
 import pytest
 from channels.layers import channel_layers
+from django.apps import apps
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection, transaction
 from playwright.sync_api import sync_playwright
 
 from tables.models import Table
@@ -126,6 +129,44 @@ def casino_layer(settings) -> Iterator[None]:
     # before the suite's own fixture (tests/conftest.py) would try it from this one.
     in_thread(lambda: [_close_sender_connections(layer) for layer in channel_layers.backends.values()])
     channel_layers.backends.clear()
+
+
+@pytest.fixture(scope="module")
+def _casino_content_types(django_db_setup, django_db_blocker) -> dict[tuple[str, str], int]:
+    """The content type ids as the module's casino will cache them (the flush after each test makes them again
+    under new ids, and an audit entry the casino writes then fails)."""
+    with django_db_blocker.unblock():
+        return {(ct.app_label, ct.model): ct.pk for ct in ContentType.objects.all()}
+
+
+@pytest.fixture
+def content_type_ids_kept(_casino_content_types, transactional_db) -> None:
+    """For a test in which the casino itself audits (a dealer's shift, burn or cut card, a supervisor's call,
+    resume or void): before it, put the content types back under the ids the module's casino cached, with the
+    permissions that point at them. Use it in every test of the module (``pytest.mark.usefixtures``), so the ids
+    are recorded before the first flush."""
+    current = {(ct.app_label, ct.model): ct.pk for ct in ContentType.objects.all()}
+    moves = [
+        (new, _casino_content_types[key]) for key, new in current.items() if _casino_content_types.get(key, new) != new
+    ]
+    if not moves:
+        return
+    pointers = [
+        (model._meta.db_table, field.column)
+        for model in apps.get_models()
+        for field in model._meta.concrete_fields
+        if field.is_relation and field.related_model is ContentType
+    ]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        # The flush's own audit entries (the roles made again) point at the new ids, and the trail refuses an
+        # UPDATE: empty it (TRUNCATE is left to the database owner), nothing here reads it.
+        cursor.execute("TRUNCATE auditlog_logentry")
+        for new, old in moves:
+            cursor.execute("UPDATE django_content_type SET id = %s WHERE id = %s", [old, new])
+            for table, column in pointers:  # the permissions, in practice
+                cursor.execute(f'UPDATE "{table}" SET "{column}" = %s WHERE "{column}" = %s', [old, new])
+    ContentType.objects.clear_cache()
 
 
 def _stop_the_tables() -> None:

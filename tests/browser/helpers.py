@@ -12,6 +12,10 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection
+from playwright.sync_api import expect
+
+from tables.models import Table
+from tests.factories import make_table, make_variant
 
 T = TypeVar("T")
 
@@ -93,3 +97,79 @@ def in_own_thread(service: Callable[..., Any], **kwargs: Any) -> Any:
             connection.close()
 
     return in_thread(run)
+
+
+# ── the dealer's console (docs/api.md, "Dealer's console"), driven as a dealer does: by keyboard ──
+
+
+def live_table(
+    name: str, *, decks: int = 8, betting_seconds: int = 6, result_seconds: int = 5, dealer_timeout_seconds: int = 120
+) -> Table:
+    """A table dealt by a live dealer, with a variant of its own."""
+    cut = {"cut_min": 6, "cut_max": 13} if decks == 1 else {}  # a live shoe's cut card is the dealer's; valid anyway
+    variant = make_variant(f"{name} rules", decks=decks, **cut)
+    return make_table(
+        name,
+        variant,
+        dealing=Table.Dealing.LIVE,
+        betting_seconds=betting_seconds,
+        deal_interval_ms=100,
+        result_seconds=result_seconds,
+        dealer_timeout_seconds=dealer_timeout_seconds,
+    )
+
+
+def console(page):
+    """The dealer's console (/dealer/tables/<id>/): its data-* attributes say its state."""
+    return page.locator("#console")
+
+
+def open_console(page, base: str, table: Table) -> None:
+    page.goto(f"{base}/dealer/tables/{table.pk}/")
+    expect(console(page)).to_have_attribute("data-connected", "1", timeout=15_000)
+
+
+def scan(page, code: str) -> None:
+    """What a USB scanner does: the code's keys, then Enter, into whatever has the focus."""
+    page.keyboard.type(code)
+    page.keyboard.press("Enter")
+
+
+def take_shift_and_burn(page, burn: str = "5H") -> None:
+    """Take the shift (unless on it already), scan the new shoe's burn card and confirm the burn: a round opens."""
+    if console(page).get_attribute("data-on-shift") != "1":
+        page.click("#dc-shift")
+    expect(console(page)).to_have_attribute("data-on-shift", "1")
+    expect(page.locator("#dc-shift")).to_be_hidden()
+    expect(console(page)).to_have_attribute("data-waiting-for", "burn_card", timeout=15_000)
+    expect(page.locator("#dc-expect-big")).to_have_text("Scan the burn card")
+    scan(page, burn)
+    expect(console(page)).to_have_attribute("data-waiting-for", "burn_confirm")
+    count = 10 if burn[0] in "TJQK" else (1 if burn[0] == "A" else int(burn[0]))
+    expect(page.locator("#dc-expect-big")).to_have_text(f"Burn {count} card" + ("s" if count > 1 else ""))
+    expect(page.locator("#dc-burn")).to_be_visible()
+    page.click("#dc-burn")
+    expect(console(page)).to_have_attribute("data-waiting-for", "")
+    expect(page.locator("#dc-burn-info")).to_contain_text(f"{count} burned")
+
+
+def wait_for_close(page, timeout: float = 30_000) -> None:
+    """Until betting has closed and the console asks for the first card."""
+    expect(console(page)).to_have_attribute("data-next", "P1", timeout=timeout)
+    expect(page.locator("#dc-expect-big")).to_have_text("Player 1")
+
+
+def deal(page, codes_and_slots: list[tuple[str, str]]) -> None:
+    """Scan each card after checking the console expects it in that slot."""
+    dealt = int(console(page).get_attribute("data-cards") or 0)
+    for code, slot in codes_and_slots:
+        expect(console(page)).to_have_attribute("data-next", slot)
+        scan(page, code)
+        dealt += 1
+        expect(console(page)).to_have_attribute("data-cards", str(dealt))
+
+
+def chip(page, value: int) -> None:
+    """Choose a chip on the table page."""
+    page.click(f"#chips button.chip[data-value='{value}']")
+    expect(page.locator(f"#chips button.chip[data-value='{value}']")).to_have_attribute("aria-checked", "true")

@@ -10,137 +10,48 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.contrib.auth.models import Group
-from django.contrib.contenttypes.models import ContentType
-from django.db import connection, transaction
 from playwright.sync_api import expect
 
 from baccarat_site import roles
 from tables.models import Round, Table
-from tests.browser.helpers import PASSWORD, log_in, wait_for_betting
-from tests.factories import make_table, make_user, make_variant
+from tests.browser.helpers import (
+    PASSWORD,
+    chip,
+    console,
+    deal,
+    live_table,
+    log_in,
+    open_console,
+    scan,
+    take_shift_and_burn,
+    wait_for_betting,
+    wait_for_close,
+)
+from tests.factories import make_user
 from wallets.services import wallet_deposit
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Every test here has the casino audit its dealer (the shift, the burn, the cut card).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("content_type_ids_kept")]
 SHOTS = Path("/tmp/dealer-console")
 START = Decimal("1000.00")
 
 
-@pytest.fixture(scope="module")
-def _casino_content_types(django_db_setup, django_db_blocker) -> dict[tuple[str, str], int]:
-    """The content type ids as the module's casino will cache them (tests/browser/conftest.py: the flush after
-    each test makes them again under new ids, and an audit entry the casino writes then fails)."""
-    with django_db_blocker.unblock():
-        return {(ct.app_label, ct.model): ct.pk for ct in ContentType.objects.all()}
-
-
-@pytest.fixture(autouse=True)
-def _content_type_ids_kept(_casino_content_types, transactional_db) -> None:
-    """Every test here has the casino audit its dealer (the shift, the burn, the cut card): before each, put the
-    content types back under the ids the casino cached, with the permissions that point at them."""
-    current = {(ct.app_label, ct.model): ct.pk for ct in ContentType.objects.all()}
-    moves = [
-        (new, _casino_content_types[key]) for key, new in current.items() if _casino_content_types.get(key, new) != new
-    ]
-    if not moves:
-        return
-    pointers = [
-        (model._meta.db_table, field.column)
-        for model in apps.get_models()
-        for field in model._meta.concrete_fields
-        if field.is_relation and field.related_model is ContentType
-    ]
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        # The flush's own audit entries (the roles made again) point at the new ids, and the trail refuses an
-        # UPDATE: empty it (TRUNCATE is left to the database owner), nothing here reads it.
-        cursor.execute("TRUNCATE auditlog_logentry")
-        for new, old in moves:
-            cursor.execute("UPDATE django_content_type SET id = %s WHERE id = %s", [old, new])
-            for table, column in pointers:  # the permissions, in practice
-                cursor.execute(f'UPDATE "{table}" SET "{column}" = %s WHERE "{column}" = %s', [old, new])
-    ContentType.objects.clear_cache()
-
-
 @pytest.fixture
-def dealer(_content_type_ids_kept):
+def dealer(content_type_ids_kept):
     user = make_user("dora", PASSWORD, is_staff=True, first_name="Dora")
     user.groups.add(Group.objects.get(name=roles.DEALERS))
     return user
 
 
 @pytest.fixture
-def players(_content_type_ids_kept):
+def players(content_type_ids_kept):
     made = []
     for name in ("carol", "dave"):
         user = make_user(name, PASSWORD)
         wallet_deposit(user=user, amount=START, reason="test funds")
         made.append(user)
     return made
-
-
-def live_table(name: str, *, decks: int = 8, betting_seconds: int = 6, result_seconds: int = 5) -> Table:
-    cut = {"cut_min": 6, "cut_max": 13} if decks == 1 else {}  # a live shoe's cut card is the dealer's; valid anyway
-    variant = make_variant(f"{name} rules", decks=decks, **cut)
-    return make_table(
-        name,
-        variant,
-        dealing=Table.Dealing.LIVE,
-        betting_seconds=betting_seconds,
-        deal_interval_ms=100,
-        result_seconds=result_seconds,
-        dealer_timeout_seconds=120,
-    )
-
-
-def console(page):
-    return page.locator("#console")
-
-
-def open_console(page, base: str, table: Table) -> None:
-    page.goto(f"{base}/dealer/tables/{table.pk}/")
-    expect(console(page)).to_have_attribute("data-connected", "1", timeout=15_000)
-
-
-def scan(page, code: str) -> None:
-    """What a USB scanner does: the code's keys, then Enter, into whatever has the focus."""
-    page.keyboard.type(code)
-    page.keyboard.press("Enter")
-
-
-def take_shift_and_burn(page, burn: str = "5H") -> None:
-    """Take the shift (unless on it already), scan the new shoe's burn card and confirm the burn: a round opens."""
-    if console(page).get_attribute("data-on-shift") != "1":
-        page.click("#dc-shift")
-    expect(console(page)).to_have_attribute("data-on-shift", "1")
-    expect(page.locator("#dc-shift")).to_be_hidden()
-    expect(console(page)).to_have_attribute("data-waiting-for", "burn_card", timeout=15_000)
-    expect(page.locator("#dc-expect-big")).to_have_text("Scan the burn card")
-    scan(page, burn)
-    expect(console(page)).to_have_attribute("data-waiting-for", "burn_confirm")
-    count = 10 if burn[0] in "TJQK" else (1 if burn[0] == "A" else int(burn[0]))
-    expect(page.locator("#dc-expect-big")).to_have_text(f"Burn {count} card" + ("s" if count > 1 else ""))
-    expect(page.locator("#dc-burn")).to_be_visible()
-    page.click("#dc-burn")
-    expect(console(page)).to_have_attribute("data-waiting-for", "")
-    expect(page.locator("#dc-burn-info")).to_contain_text(f"{count} burned")
-
-
-def wait_for_close(page, timeout: float = 30_000) -> None:
-    """Until betting has closed and the console asks for the first card."""
-    expect(console(page)).to_have_attribute("data-next", "P1", timeout=timeout)
-    expect(page.locator("#dc-expect-big")).to_have_text("Player 1")
-
-
-def deal(page, codes_and_slots: list[tuple[str, str]]) -> None:
-    """Scan each card after checking the console expects it in that slot."""
-    dealt = int(console(page).get_attribute("data-cards") or 0)
-    for code, slot in codes_and_slots:
-        expect(console(page)).to_have_attribute("data-next", slot)
-        scan(page, code)
-        dealt += 1
-        expect(console(page)).to_have_attribute("data-cards", str(dealt))
 
 
 def expect_rescan(page, code: str) -> None:
@@ -154,11 +65,6 @@ def expect_rescan(page, code: str) -> None:
 def api_cards(page, base: str, table: Table) -> list[dict]:
     state = page.request.get(f"{base}/api/dealer/tables/{table.pk}/").json()
     return state["round"]["cards"] if state["round"] else []
-
-
-def chip(page, value: int) -> None:
-    page.click(f"#chips button.chip[data-value='{value}']")
-    expect(page.locator(f"#chips button.chip[data-value='{value}']")).to_have_attribute("aria-checked", "true")
 
 
 def test_a_full_live_round_dealt_by_keyboard_reaches_two_players(
@@ -262,6 +168,8 @@ def test_a_misread_and_an_impossible_card_say_scan_again_and_deal_nothing(casino
     # A one-deck shoe holds one 5♥, and it was the burn card; one 10♥, just dealt.
     for impossible in ("5H", "TH"):
         scan(page, impossible)
+        # This scan's own refusal (the last one's banner says the same): a click before it lands is dropped with it.
+        expect(page.locator("#dc-scan-last")).to_have_text(impossible)
         expect_rescan(page, "card_impossible")
         expect(console(page)).to_have_attribute("data-cards", "1")
         expect(console(page)).to_have_attribute("data-next", "B1")

@@ -345,13 +345,13 @@ export function createRenderer(t) {
       if (now !== null) st.mine = now;
     }
     const parts = [];
-    if (S.paused && S.pauseNotice === "supervisor") {
-      parts.push(gettext("Paused: the supervisor is on the way."));
-    } else if (S.paused) {
+    if (S.paused) {
       parts.push(
         st.cause === "fault"
           ? gettext("The table was paused because of a technical fault.")
-          : st.cause === "paused" || st.cause === "operator"
+          : S.pauseNotice === "supervisor" // a live table: the dealer called, or went silent
+            ? gettext("Paused: the supervisor is on the way.")
+            : st.cause === "paused" || st.cause === "operator"
             ? gettext("The table was paused by the operator.")
             : gettext("The table is paused."),
       );
