@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.authentication import SessionAuthentication
@@ -50,7 +51,7 @@ class ReasonSerializer(serializers.Serializer):
 class ConsoleApi(_DealerApi):
     """The console's state: round, expected card, cards with totals and scan times, shoe, supervisor call."""
 
-    @extend_schema(responses={200: serializers.JSONField(), **ERRORS, **REFUSED})
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def get(self, request: Request, table_id: int) -> Response:
         return Response(console_state(table_id))
 
@@ -65,9 +66,7 @@ class CardScanApi(_DealerApi):
 
         card = serializers.CharField(max_length=12, help_text="Rank then suit: AS, TD, 7H, QC (10H is read as TH).")
 
-    @extend_schema(
-        request=InputSerializer, responses={200: serializers.JSONField(), **ERRORS, **REFUSED, **BODY_ERRORS}
-    )
+    @extend_schema(request=InputSerializer, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED, **BODY_ERRORS})
     def post(self, request: Request, table_id: int) -> Response:
         serializer = self.InputSerializer(data=request.data)
         if not serializer.is_valid():
@@ -80,7 +79,7 @@ class CardScanApi(_DealerApi):
 class BurnApi(_DealerApi):
     """The dealer has burned the cards the burn card calls for: the shoe is ready."""
 
-    @extend_schema(request=None, responses={200: serializers.JSONField(), **ERRORS, **REFUSED})
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def post(self, request: Request, table_id: int) -> Response:
         return Response(dealing.burn_confirm(table_id=table_id, actor=request.user))
 
@@ -88,7 +87,7 @@ class BurnApi(_DealerApi):
 class CutCardApi(_DealerApi):
     """The cut card came out: the current round is the last of the shoe."""
 
-    @extend_schema(request=None, responses={200: serializers.JSONField(), **ERRORS, **REFUSED})
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def post(self, request: Request, table_id: int) -> Response:
         return Response(dealing.cut_card_out(table_id=table_id, actor=request.user))
 
@@ -96,7 +95,7 @@ class CutCardApi(_DealerApi):
 class ShiftApi(_DealerApi):
     """The signed-in dealer takes the shift at this table."""
 
-    @extend_schema(request=None, responses={200: serializers.JSONField(), **ERRORS, **REFUSED})
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def post(self, request: Request, table_id: int) -> Response:
         dealing.shift_take(table_id=table_id, actor=request.user)
         return Response(console_state(table_id))
@@ -105,7 +104,7 @@ class ShiftApi(_DealerApi):
 class SupervisorCallApi(_DealerApi):
     """Call the supervisor: the table pauses and the live floor shows the call."""
 
-    @extend_schema(request=ReasonSerializer, responses={200: serializers.JSONField(), **ERRORS, **REFUSED})
+    @extend_schema(request=ReasonSerializer, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def post(self, request: Request, table_id: int) -> Response:
         serializer = ReasonSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -121,7 +120,7 @@ class _SupervisorInput(serializers.Serializer):
 class ResumeApi(_DealerApi):
     """Supervisor: resume the paused table (a started round is completed as dealing resumes)."""
 
-    @extend_schema(request=_SupervisorInput, responses={200: serializers.JSONField(), **ERRORS, **REFUSED})
+    @extend_schema(request=_SupervisorInput, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def post(self, request: Request, table_id: int) -> Response:
         serializer = _SupervisorInput(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -133,7 +132,7 @@ class ResumeApi(_DealerApi):
 class VoidApi(_DealerApi):
     """Supervisor: void the round, cancelling it and refunding every stake."""
 
-    @extend_schema(request=_SupervisorInput, responses={200: serializers.JSONField(), **ERRORS, **REFUSED})
+    @extend_schema(request=_SupervisorInput, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def post(self, request: Request, table_id: int) -> Response:
         serializer = _SupervisorInput(data=request.data)
         serializer.is_valid(raise_exception=True)
