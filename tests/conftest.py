@@ -12,14 +12,17 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import django
 import pytest
 from channels.layers import channel_layers
 from django.conf import settings
+from django.core.management.base import CommandError
+from django.core.management.commands import flush
 
 from baccarat_site.embedded import ensure_services
 from tables import events
@@ -34,6 +37,46 @@ django.setup()
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """One test database per pytest run, so concurrent runs on one server never collide."""
     settings.DATABASES["default"]["TEST"]["NAME"] = f"test_baccarat_{os.getpid()}"
+
+
+DEADLOCK = "40P01"
+
+
+def _is_deadlock(error: BaseException) -> bool:
+    while error is not None:
+        if getattr(error, "sqlstate", None) == DEADLOCK:
+            return True
+        error = error.__cause__
+    return False
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _flush_outlasts_a_deadlock() -> Iterator[None]:
+    """pytest-django empties the database after a transactional test with one TRUNCATE of every table, which
+    takes their locks one by one. A process the test started (a browser test's casino) may still be writing
+    when the test ends: a dealer's console closing with the test's page marks its table, then reads its rounds,
+    in one transaction, and PostgreSQL picked the TRUNCATE as the deadlock's victim (CI, stop 28). The flush runs
+    in a transaction, so a deadlocked one changed nothing: try it again, a few times, before failing the test."""
+    original = flush.Command.handle
+    flush.Command.handle = retrying_a_deadlock(original)
+    yield
+    flush.Command.handle = original
+
+
+def retrying_a_deadlock(handle: Callable[..., object], tries: int = 5) -> Callable[..., object]:
+    """``handle`` (a management command's), tried again after a deadlock, up to ``tries`` times in all."""
+
+    def retried(self: object, **options: object) -> object:
+        for attempt in range(1, tries + 1):
+            try:
+                return handle(self, **options)
+            except CommandError as error:
+                if attempt == tries or not _is_deadlock(error):
+                    raise
+                time.sleep(0.2 * attempt)
+        raise AssertionError("unreachable")
+
+    return retried
 
 
 @pytest.fixture
