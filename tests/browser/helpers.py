@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,7 +16,8 @@ from django.db import connection
 from playwright.sync_api import expect
 
 from tables.models import Table
-from tests.factories import make_table, make_variant
+from tests.factories import make_table, make_user, make_variant
+from wallets.services import wallet_deposit
 
 T = TypeVar("T")
 
@@ -24,6 +26,16 @@ PASSWORD = "pass-word-123"
 AMOUNT = re.compile(r"^\d{1,3}(,\d{3})*\.\d{2}$")
 #: Anything that looks like money: digits with a decimal point and two decimals.
 MONEY_LIKE = re.compile(r"[\d][\d,.\u00a0 ]*[.,]\d{2}(?!\d)")
+
+
+def funded_players(*names: str, amount: Decimal = Decimal("1000.00")) -> list[Any]:
+    """Players (password ``PASSWORD``) whose wallets each hold ``amount``."""
+    made = []
+    for name in names:
+        user = make_user(name, PASSWORD)
+        wallet_deposit(user=user, amount=amount, reason="test funds")
+        made.append(user)
+    return made
 
 
 def log_in(page, base: str, username: str, password: str = PASSWORD, *, wait: bool = True) -> None:

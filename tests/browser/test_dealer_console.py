@@ -10,16 +10,15 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from baccarat_site import roles
 from tables.models import Round, Table
 from tests.browser.helpers import (
-    PASSWORD,
     chip,
     console,
     deal,
+    funded_players,
     live_table,
     log_in,
     open_console,
@@ -28,8 +27,7 @@ from tests.browser.helpers import (
     wait_for_betting,
     wait_for_close,
 )
-from tests.factories import make_user
-from wallets.services import wallet_deposit
+from tests.factories import make_staff
 
 # Every test here has the casino audit its dealer (the shift, the burn, the cut card).
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("content_type_ids_kept")]
@@ -39,19 +37,12 @@ START = Decimal("1000.00")
 
 @pytest.fixture
 def dealer(content_type_ids_kept):
-    user = make_user("dora", PASSWORD, is_staff=True, first_name="Dora")
-    user.groups.add(Group.objects.get(name=roles.DEALERS))
-    return user
+    return make_staff("dora", roles.DEALERS, first_name="Dora")
 
 
 @pytest.fixture
 def players(content_type_ids_kept):
-    made = []
-    for name in ("carol", "dave"):
-        user = make_user(name, PASSWORD)
-        wallet_deposit(user=user, amount=START, reason="test funds")
-        made.append(user)
-    return made
+    return funded_players("carol", "dave", amount=START)
 
 
 def expect_rescan(page, code: str) -> None:

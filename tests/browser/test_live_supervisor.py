@@ -12,16 +12,15 @@ from decimal import Decimal
 
 import pytest
 from auditlog.models import LogEntry
-from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from baccarat_site import roles
 from tables.models import Bet, Round, SupervisorCall, Table
 from tests.browser.helpers import (
-    PASSWORD,
     chip,
     console,
     deal,
+    funded_players,
     live_table,
     log_in,
     open_console,
@@ -31,9 +30,8 @@ from tests.browser.helpers import (
     wait_for_close,
     wait_until,
 )
-from tests.factories import make_user
+from tests.factories import make_staff
 from wallets.models import Wallet
-from wallets.services import wallet_deposit
 
 # The casino audits the dealer's and the supervisor's every step: keep the content type ids it cached.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("content_type_ids_kept")]
@@ -45,20 +43,9 @@ RESUME_REASON = "Card seen by the camera: go on"
 VOID_REASON = "Second card stuck to the third: void"
 
 
-def staff(username: str, role: str, first_name: str):
-    user = make_user(username, PASSWORD, is_staff=True, first_name=first_name)
-    user.groups.add(Group.objects.get(name=role))
-    return user
-
-
 @pytest.fixture
 def players():
-    made = []
-    for name in ("carol", "dave"):
-        user = make_user(name, PASSWORD)
-        wallet_deposit(user=user, amount=START, reason="test funds")
-        made.append(user)
-    return made
+    return funded_players("carol", "dave", amount=START)
 
 
 def balance(user) -> Decimal:
@@ -102,8 +89,8 @@ def reason_dialog(page, button: str, reason: str) -> None:
 
 
 def test_called_resumed_finished_then_voided_with_exact_refunds(casino_url, browser, page, players, console_errors):
-    dealer = staff("dora", roles.DEALERS, "Dora")
-    supervisor = staff("sam", roles.SUPERVISORS, "Sam")
+    dealer = make_staff("dora", roles.DEALERS, first_name="Dora")
+    supervisor = make_staff("sam", roles.SUPERVISORS, first_name="Sam")
     carol, dave = players
     table = live_table("Live supervisor", betting_seconds=30, result_seconds=10)
     log_in(page, casino_url, "dora")
@@ -231,7 +218,7 @@ def test_called_resumed_finished_then_voided_with_exact_refunds(casino_url, brow
 
 
 def test_a_silent_dealer_pauses_the_round_and_calls_the_supervisor(casino_url, browser, page, players, console_errors):
-    staff("dora", roles.DEALERS, "Dora")
+    make_staff("dora", roles.DEALERS, first_name="Dora")
     table = live_table("Silent dealer", betting_seconds=8, result_seconds=3, dealer_timeout_seconds=10)
     log_in(page, casino_url, "dora")
     open_console(page, casino_url, table)
@@ -261,7 +248,7 @@ def test_a_silent_dealer_pauses_the_round_and_calls_the_supervisor(casino_url, b
 
 
 def test_a_console_that_disconnects_mid_round_calls_the_supervisor(casino_url, browser, page, players, console_errors):
-    staff("dora", roles.DEALERS, "Dora")
+    make_staff("dora", roles.DEALERS, first_name="Dora")
     table = live_table("Console lost", betting_seconds=8, result_seconds=3)
     log_in(page, casino_url, "carol")
     page.goto(f"{casino_url}/tables/{table.pk}/")

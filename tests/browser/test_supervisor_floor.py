@@ -9,14 +9,13 @@ import os
 
 import pytest
 from auditlog.models import LogEntry
-from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from baccarat_site import roles
 from tables.models import Round, Shoe, SupervisorCall, Table
 from tables.services import dealing
 from tests.browser.helpers import PASSWORD, wait_until
-from tests.factories import make_table, make_user, make_variant
+from tests.factories import make_staff, make_table, make_variant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,15 +24,9 @@ DEALERS_REASON = "Card stuck in the shoe's mouth"
 REASON = "Shoe re-seated, card read again: go on"
 
 
-def staff(username: str, role: str, **fields: object):
-    user = make_user(username, is_staff=True, **fields)
-    user.groups.add(Group.objects.get(name=role))
-    return user
-
-
 def test_a_supervisor_resumes_a_live_tables_call_from_the_floor(casino_url, page, casino_layer):
-    dealer = staff("dana", roles.DEALERS, first_name="Dana")
-    supervisor = staff("sam", roles.SUPERVISORS)
+    dealer = make_staff("dana", roles.DEALERS, first_name="Dana")
+    supervisor = make_staff("sam", roles.SUPERVISORS)
     table = make_table(
         "Live Baccarat 1",
         make_variant("Live rules"),
