@@ -51,6 +51,8 @@ def render_env_file(tmp_path: Path, **per_machine: str) -> Path:
     unknown = set(per_machine) - set(values)
     assert not unknown, f"deploy/env.example has no {sorted(unknown)}"
     values.update(per_machine)
+    left = [name for name, value in values.items() if "CHANGE-ME" in value or "example" in value]
+    assert not left, f"deploy/env.example: the test must give its own {left}"
     path = tmp_path / "etc-baccarat-env"
     path.write_text("".join(f"{name}={value}\n" for name, value in values.items()))
     return path

@@ -1,0 +1,142 @@
+"""Two Celery beats at once are harmless, as deploy/systemd/baccarat-beat.service says (one beat per machine).
+
+Two beats started from the shipped unit (each with its own state directory) tick every 0.2 s at three fast tables,
+and one worker with four processes runs every tick and every advance side by side. Their duplicate work is seen
+happening (advances that found nothing left to do) and comes to nothing: each table event is sent once, each
+round's steps come once and in order, round numbers have no gap, and every bet is paid once.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections import Counter, defaultdict
+
+import pytest
+from django.conf import settings
+from django.db.models import Count
+
+from baccarat_site.errors import DomainError
+from tables.events import table_group
+from tables.models import Bet, Round
+from tables.selectors.bets import casino_reconciliation
+from tests.deploy.topology import Processes, render_env_file, unit_process
+from tests.processes import process_env
+from tests.tables.services.rounds_kit import GroupListener, fast_table, make_player, place
+from wallets.models import LedgerEntry, LedgerTransaction, Wallet
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+
+TABLES = 3
+PLAY_SECONDS = 15
+STEPS = {"round.opened", "round.closed", "card.dealt", "round.result", "round.cancelled", "table.paused"}
+
+
+def test_two_beats_ticking_at_once_never_make_a_round_step_happen_twice(tmp_path):
+    tables = [
+        fast_table(f"Two beats {n}", betting_seconds=2, deal_interval_ms=50, result_seconds=1) for n in range(TABLES)
+    ]
+    player = make_player("punter", "5000.00")
+    listeners = {table.pk: GroupListener(table_group(table.pk)) for table in tables}
+
+    with Processes(tmp_path, f"test-{uuid.uuid4().hex[:12]}") as procs:
+        base = process_env(CELERY_QUEUE=procs.queue, TICK_SECONDS="0.2", LOG_LEVEL="INFO")
+        env_file = render_env_file(
+            tmp_path,
+            DATABASE_URL=base["DATABASE_URL"],
+            REDIS_URL=base["REDIS_URL"],
+            SECRET_KEY=settings.SECRET_KEY,
+            ALLOWED_HOSTS="127.0.0.1",
+            CSRF_TRUSTED_ORIGINS="",
+            STATIC_ROOT=str(tmp_path / "static"),
+            BIND_ADDRESS="127.0.0.1",
+            WORKER_CONCURRENCY="4",
+        )
+        procs.start(
+            "worker",
+            *unit_process("baccarat-worker@.service", instance=procs.queue, env_file=env_file, base_env=base),
+        )
+        for name in ("beat_a", "beat_b"):
+            state = tmp_path / f"state-{name}"
+            (state / "baccarat").mkdir(parents=True)
+            procs.start(name, *unit_process("baccarat-beat.service", state_dir=state, env_file=env_file, base_env=base))
+        wait_for_logs(procs, {"worker": "ready.", "beat_a": "Sending due task", "beat_b": "Sending due task"})
+
+        bet_on: dict[int, str] = {}
+        started = time.monotonic()
+        while time.monotonic() - started < PLAY_SECONDS:
+            for round_ in Round.objects.filter(table__in=tables, state=Round.State.BETTING).exclude(pk__in=bet_on):
+                try:
+                    body = place(player, round_.pk, ("banker", "10.00"))
+                except DomainError as exc:  # closed meanwhile: no bet on this one
+                    bet_on[round_.pk] = f"refused: {exc}"
+                    continue
+                bet_on[round_.pk] = str(body["bets"][0]["id"])
+            time.sleep(0.1)
+        rounds_per_table = list(
+            Round.objects.filter(table__in=tables).values("table").annotate(n=Count("id")).values_list("n", flat=True)
+        )
+        time.sleep(3)  # the rounds under way finish
+        for name in ("beat_a", "beat_b"):
+            procs.kill(name)
+        time.sleep(1)
+        logs = {name: procs.log(name) for name in procs.logs}
+
+    # Both beats ticked all along, and their duplicate ticks reached the tables: advances that had nothing to do.
+    for name in ("beat_a", "beat_b"):
+        assert logs[name].count("Sending due task") >= PLAY_SECONDS * 2, name  # 5 a second, on a busy machine 2
+    # Advances that found nothing left to do: a duplicate "look now" that came to nothing.
+    advances = re.findall(r"table_advance\[[^\]]+\] succeeded in [0-9.e-]+s: (\[.*?\])", logs["worker"])
+    assert advances.count("[]") > 0, advances[-20:]
+    assert min(rounds_per_table) >= 2, rounds_per_table
+
+    for table in tables:
+        events = listeners[table.pk].drain(timeout=1)
+        seqs = [e["seq"] for e in events if "seq" in e]
+        assert len(seqs) == len(set(seqs)), "an event sent twice"
+        steps: dict[int, list[str]] = defaultdict(list)
+        for event in sorted((e for e in events if e["type"] in STEPS), key=lambda e: e["seq"]):
+            name = event["type"] if event["type"] != "card.dealt" else f"card {event['position']} {event['card']}"
+            steps[event["round_id"]].append(name)
+        rounds = list(Round.objects.filter(table=table).order_by("pk"))
+        for round_ in rounds:
+            expected = [
+                "round.opened",
+                "round.closed",
+                *(f"card {n} {c['card']}" for n, c in enumerate(round_.cards, 1)),
+                "round.result",
+            ]
+            seen = steps[round_.pk]
+            if round_.state == Round.State.SETTLED:
+                assert seen == expected, (round_.pk, seen)
+            else:  # the last one, stopped under way: what happened so far, once
+                assert seen == expected[: len(seen)], (round_.pk, seen)
+        numbers = [r.number for r in rounds if r.shoe_id == rounds[-1].shoe_id]
+        assert numbers == list(range(numbers[0], numbers[0] + len(numbers))), numbers
+
+    confirmed = [int(bet_id) for bet_id in bet_on.values() if not bet_id.startswith("refused")]
+    assert len(confirmed) >= TABLES, bet_on
+    statuses = Counter(
+        Bet.objects.filter(pk__in=confirmed, round__state=Round.State.SETTLED).values_list("outcome__status", flat=True)
+    )
+    assert set(statuses) <= {"won", "lost", "push"}, statuses
+    paid_twice = (
+        LedgerEntry.objects.filter(
+            transaction__kind__in=[LedgerTransaction.Kind.PAYOUT, LedgerTransaction.Kind.REFUND],
+            wallet__kind=Wallet.Kind.PLAYER,
+        )
+        .values("transaction__reference", "wallet_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    )
+    assert not paid_twice.exists(), list(paid_twice)
+    assert casino_reconciliation().ok
+
+
+def wait_for_logs(procs: Processes, lines: dict[str, str], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not all(line in procs.log(name) for name, line in lines.items()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not started: {lines}\n{procs.logs_text()}")
+        time.sleep(0.1)
