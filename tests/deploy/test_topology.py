@@ -307,7 +307,7 @@ def log_offsets(procs: Processes) -> dict[str, int]:
 
 def test_the_shipped_topology_survives_losing_a_daphne_a_worker_and_a_beat(tmp_path, settings):
     if not Path(NGINX).exists():
-        pytest.fail(f"nginx not found at {NGINX}: apt-get install nginx (the CI script does)")
+        pytest.fail(f"nginx not found at {NGINX}: apt-get install nginx (Debian's package)")
     # One key for the processes (SECRET_KEY in their env file) and this one, which signs the players' sessions.
     settings.SECRET_KEY = f"topology-test-{uuid.uuid4().hex}{uuid.uuid4().hex}"
     table = fast_table("Topology", betting_seconds=5, deal_interval_ms=150, result_seconds=1)
@@ -343,12 +343,16 @@ def test_the_shipped_topology_survives_losing_a_daphne_a_worker_and_a_beat(tmp_p
             ]
             socket_players = [SocketPlayer(topology, table.pk, cookie) for cookie in cookies]
             rest_players = [RestPlayer(topology, token) for token in tokens]
-            tasks = [asyncio.ensure_future(v.run(stop)) for v in (*viewers, *socket_players)]
+            tasks: list[asyncio.Future[None]] = []
             try:
-                async with asyncio.timeout(30):
-                    while not all(v.connections for v in (*viewers, *socket_players)):
-                        await asyncio.sleep(0.1)
-                connects = {name: procs.log(name).count("WSCONNECT") for name in topology.daphne_ports}
+                # One at a time: nginx's least_conn then alternates them over the two daphnes, so each holds
+                # viewers (those on the killed one must reconnect; those on the other see every round whole).
+                for client in (*viewers, *socket_players):
+                    tasks.append(asyncio.ensure_future(client.run(stop)))
+                    async with asyncio.timeout(30):
+                        while not client.connections:
+                            await asyncio.sleep(0.05)
+                connects = {name: procs.log(name).count('"WSCONNECT ') for name in topology.daphne_ports}
                 addresses = sorted(key.decode() for key in redis_client().keys("*:sockets:addr:*"))
 
                 answers: dict[int, list[dict[str, Any]]] = {}
@@ -401,7 +405,7 @@ def test_the_shipped_topology_survives_losing_a_daphne_a_worker_and_a_beat(tmp_p
         logs = {name: procs.log(name) for name in procs.logs}
 
     # The sockets were spread over both daphnes, and counted under the connection's address, not the claimed one.
-    assert all(count >= 1 for count in outcome["connects"].values()), outcome["connects"]
+    assert sorted(outcome["connects"].values()) == [3, 4], outcome["connects"]
     assert any(key.endswith(":sockets:addr:127.0.0.1") for key in outcome["addresses"]), outcome["addresses"]
     assert not any(SPOOFED in key for key in outcome["addresses"]), outcome["addresses"]
     signed_in = SignIn.objects.filter(method=SignIn.Method.API_TOKEN).values_list("ip_address", flat=True)
@@ -413,7 +417,7 @@ def test_the_shipped_topology_survives_losing_a_daphne_a_worker_and_a_beat(tmp_p
         assert "Sending due task" in logs[name][: offsets[name]], name
     assert "Sending due task" in logs["beat_b"][offsets["beat_b"] :]
     assert "succeeded" in logs["worker_b"][offsets["worker_b"] :]
-    assert "WSCONNECT" in logs["daphne_b"][offsets["daphne_b"] :]
+    assert '"WSCONNECT ' in logs["daphne_b"][offsets["daphne_b"] :]
 
     check_bets_settled_once(outcome["answers"], money_before)
     check_rounds_intact(table.pk, outcome["answers"])
@@ -502,7 +506,7 @@ def check_viewers(viewers: list[Viewer], answers: dict[int, list[dict[str, Any]]
     """Every viewer saw every round after the kill through; some reconnected to the survivor; on no connection
     was a step seen twice, and a round seen whole is opened, closed, every card once, the result."""
     rounds = {r.pk: r for r in Round.objects.filter(pk__in=answers)}
-    assert any(v.connections >= 2 for v in viewers), [v.connections for v in viewers]
+    assert sum(v.connections >= 2 for v in viewers) >= 2, [v.connections for v in viewers]  # half were on it
     whole: set[int] = set()
     for viewer in viewers:
         connections: dict[int, list[dict[str, Any]]] = defaultdict(list)
