@@ -60,6 +60,7 @@ ROUNDS, KILL_IN = 4, 2
 STAKE = Decimal("10.00")
 PASSWORD = "topology-pass-123"
 SPOOFED = "203.0.113.7"  # what a client claims to be in X-Forwarded-For / X-Real-IP; nginx must overwrite it
+RETRY_CODES = {"server_error", "throttled"}  # not an answer: the same key again (as bench/chaos.py)
 ERRORS = (OSError, TimeoutError, websockets.WebSocketException)
 
 
@@ -264,9 +265,13 @@ class SocketPlayer(Viewer):
                 await asyncio.wait_for(self.ready.wait(), 10)
                 self.answer = asyncio.get_running_loop().create_future()
                 await self.ws.send(json.dumps(frame))
-                return await asyncio.wait_for(self.answer, 10)
+                answer = await asyncio.wait_for(self.answer, 10)
             except (*ERRORS, ConnectionError, AttributeError):
                 await asyncio.sleep(0.3)
+                continue
+            if answer.get("code") not in RETRY_CODES:
+                return answer
+            await asyncio.sleep(0.3)
         raise AssertionError(f"no answer to {frame}")
 
 
@@ -284,13 +289,13 @@ class RestPlayer:
                 status, _, raw = await asyncio.to_thread(
                     self.topology.request, "POST", f"/api/rounds/{round_id}/bets/", body=body, headers=headers
                 )
-            except OSError:
+            except (OSError, http.client.HTTPException):
                 await asyncio.sleep(0.3)
                 continue
-            if status in {502, 503, 504}:
+            answer = json.loads(raw) if raw.startswith(b"{") else {}
+            if status >= 500 or answer.get("code") in RETRY_CODES:  # nginx's 502 while a daphne/gunicorn is gone
                 await asyncio.sleep(0.3)
                 continue
-            answer = json.loads(raw)
             return {"type": "bets.confirmed", **answer} if status == 201 else {"type": "error", **answer}
         raise AssertionError(f"no answer to a bet on {round_id}")
 

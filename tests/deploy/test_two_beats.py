@@ -8,12 +8,18 @@ round's steps come once and in order, round numbers have no gap, and every bet i
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+import threading
 import time
 import uuid
 from collections import Counter, defaultdict
+from typing import Any
 
 import pytest
+from channels import DEFAULT_CHANNEL_LAYER
+from channels.layers import channel_layers
 from django.conf import settings
 from django.db.models import Count
 
@@ -23,7 +29,7 @@ from tables.models import Bet, Round
 from tables.selectors.bets import casino_reconciliation
 from tests.deploy.topology import Processes, render_env_file, unit_process
 from tests.processes import process_env
-from tests.tables.services.rounds_kit import GroupListener, fast_table, make_player, place
+from tests.tables.services.rounds_kit import fast_table, make_player, place
 from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
@@ -39,10 +45,7 @@ def test_two_beats_ticking_at_once_never_make_a_round_step_happen_twice(tmp_path
         fast_table(f"Two beats {n}", betting_seconds=2, deal_interval_ms=50, result_seconds=1) for n in range(TABLES)
     ]
     player = make_player("punter", "5000.00")
-    # One channel in every table's group (one event loop: channels_redis binds a channel's buffer to its loop).
-    listener = GroupListener(table_group(tables[0].pk))
-    for table in tables[1:]:
-        listener.loop.run_until_complete(listener.layer.group_add(table_group(table.pk), listener.channel))
+    listener = TableEvents([table.pk for table in tables])
 
     with Processes(tmp_path, f"test-{uuid.uuid4().hex[:12]}") as procs:
         base = process_env(CELERY_QUEUE=procs.queue, TICK_SECONDS="0.25", LOG_LEVEL="INFO")
@@ -68,7 +71,6 @@ def test_two_beats_ticking_at_once_never_make_a_round_step_happen_twice(tmp_path
         wait_for_logs(procs, {"worker": "ready.", "beat_a": "Sending due task", "beat_b": "Sending due task"})
 
         bet_on: dict[int, str] = {}
-        events: list[dict] = []
         at_start = {name: len(procs.log(name)) for name in ("beat_a", "beat_b")}
         deadline = time.monotonic() + PLAY_SECONDS_AT_MOST
         while min(settled_per_table(tables)) < SETTLED_ROUNDS:  # however slow the machine
@@ -80,7 +82,6 @@ def test_two_beats_ticking_at_once_never_make_a_round_step_happen_twice(tmp_path
                     bet_on[round_.pk] = f"refused: {exc}"
                     continue
                 bet_on[round_.pk] = str(body["bets"][0]["id"])
-            events += listener.drain(timeout=0.02)  # as they come: the channel layer expires them after 60 s
             time.sleep(0.1)
         during = {name: procs.log(name)[at_start[name] :].count("Sending due task") for name in at_start}
         time.sleep(3)  # the rounds under way finish
@@ -95,7 +96,7 @@ def test_two_beats_ticking_at_once_never_make_a_round_step_happen_twice(tmp_path
     advances = re.findall(r"table_advance\[[^\]]+\] succeeded in [0-9.e-]+s: (\[.*?\])", logs["worker"])
     assert advances.count("[]") > 0, advances[-20:]
 
-    events += listener.drain(timeout=1)
+    events = listener.stop()
     for table in tables:
         sent = [event for event in events if event.get("table_id") == table.pk]
         seqs = [e["seq"] for e in sent if "seq" in e]
@@ -137,6 +138,46 @@ def test_two_beats_ticking_at_once_never_make_a_round_step_happen_twice(tmp_path
     )
     assert not paid_twice.exists(), list(paid_twice)
     assert casino_reconciliation().ok
+
+
+class TableEvents:
+    """Every message sent to the tables' groups, received without a pause on a thread of its own, as a consumer
+    does (a receive cancelled by a timeout can drop what channels_redis had already buffered), from the moment it
+    is made (the layer expires a message nobody received in 60 s)."""
+
+    def __init__(self, table_ids: list[int]) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
+        self.loop = asyncio.new_event_loop()
+        self.task: asyncio.Task[None] | None = None
+        ready = threading.Event()
+
+        async def listen() -> None:
+            channel = await self.layer.new_channel()
+            for table_id in table_ids:
+                await self.layer.group_add(table_group(table_id), channel)
+            ready.set()
+            try:
+                while True:
+                    self.messages.append(await self.layer.receive(channel))
+            finally:
+                await self.layer.close_pools()
+
+        def run() -> None:
+            self.task = self.loop.create_task(listen())
+            with contextlib.suppress(asyncio.CancelledError):
+                self.loop.run_until_complete(self.task)
+            self.loop.close()
+
+        self.thread = threading.Thread(target=run, name="table-events", daemon=True)
+        self.thread.start()
+        assert ready.wait(10), "not listening"
+
+    def stop(self) -> list[dict[str, Any]]:
+        time.sleep(1)  # the last sends arrive
+        self.loop.call_soon_threadsafe(self.task.cancel)
+        self.thread.join(10)
+        return list(self.messages)
 
 
 def settled_per_table(tables: list) -> list[int]:
