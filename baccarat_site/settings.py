@@ -25,9 +25,20 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def env_prepare_threshold() -> int | None:
-    """``DB_PREPARE_THRESHOLD``: executions of a statement before psycopg prepares it (default 5); "off" never."""
-    value = os.environ.get("DB_PREPARE_THRESHOLD", "5").strip().lower()
-    return None if value in {"", "off", "none", "no", "false"} else int(value)
+    """``DB_PREPARE_THRESHOLD``: executions of a statement before psycopg prepares it (default 5, or off under
+    ``DB_TRANSACTION_POOLING``); "off" never."""
+    pooled = env_bool("DB_TRANSACTION_POOLING")
+    value = os.environ.get("DB_PREPARE_THRESHOLD", "off" if pooled else "5").strip().lower()
+    threshold = None if value in {"", "off", "none", "no", "false"} else int(value)
+    if pooled and threshold is not None:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"DB_PREPARE_THRESHOLD={threshold} with DB_TRANSACTION_POOLING: a transaction-mode pooler hands each "
+            "transaction to any server connection, where a statement prepared on another does not exist. "
+            "Leave DB_PREPARE_THRESHOLD unset (or off)."
+        )
+    return threshold
 
 
 def database_from_url(url: str) -> dict[str, object]:
@@ -61,6 +72,10 @@ def database_from_url(url: str) -> dict[str, object]:
         },
         "CONN_HEALTH_CHECKS": True,
         "ATOMIC_REQUESTS": False,
+        # DB_TRANSACTION_POOLING=1 (PgBouncer's pool_mode = transaction): each transaction may run on another
+        # server connection, so nothing may outlive one. QuerySet.iterator() outside a transaction (the CSV
+        # exports) would DECLARE a cursor WITH HOLD on one and FETCH from another: fetch client-side instead.
+        "DISABLE_SERVER_SIDE_CURSORS": env_bool("DB_TRANSACTION_POOLING"),
         "TEST": {"NAME": env_str("TEST_DATABASE_NAME") or None},
     }
 
@@ -226,6 +241,9 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_from_url(DATABASE_URL)}
+# Behind a transaction-mode pooler (PgBouncer's pool_mode = transaction): no session state may outlive a
+# transaction (database_from_url's options; tables.services.ticker's runner lock).
+DB_TRANSACTION_POOLING = env_bool("DB_TRANSACTION_POOLING")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = {
