@@ -19,14 +19,26 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from baccarat_site import embedded
 from baccarat_site.env import development_mode, env_bool, env_int, env_list, env_str
+from baccarat_site.redis_config import cache_backend, celery_broker, channel_layer_host, redis_sentinel_from_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def env_prepare_threshold() -> int | None:
-    """``DB_PREPARE_THRESHOLD``: executions of a statement before psycopg prepares it (default 5); "off" never."""
-    value = os.environ.get("DB_PREPARE_THRESHOLD", "5").strip().lower()
-    return None if value in {"", "off", "none", "no", "false"} else int(value)
+    """``DB_PREPARE_THRESHOLD``: executions of a statement before psycopg prepares it (default 5, or off under
+    ``DB_TRANSACTION_POOLING``); "off" never."""
+    pooled = env_bool("DB_TRANSACTION_POOLING")
+    value = os.environ.get("DB_PREPARE_THRESHOLD", "off" if pooled else "5").strip().lower()
+    threshold = None if value in {"", "off", "none", "no", "false"} else int(value)
+    if pooled and threshold is not None:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured(
+            f"DB_PREPARE_THRESHOLD={threshold} with DB_TRANSACTION_POOLING: a transaction-mode pooler hands each "
+            "transaction to any server connection, where a statement prepared on another does not exist. "
+            "Leave DB_PREPARE_THRESHOLD unset (or off)."
+        )
+    return threshold
 
 
 def database_from_url(url: str) -> dict[str, object]:
@@ -60,6 +72,10 @@ def database_from_url(url: str) -> dict[str, object]:
         },
         "CONN_HEALTH_CHECKS": True,
         "ATOMIC_REQUESTS": False,
+        # DB_TRANSACTION_POOLING=1 (PgBouncer's pool_mode = transaction): each transaction may run on another
+        # server connection, so nothing may outlive one. QuerySet.iterator() outside a transaction (the CSV
+        # exports) would DECLARE a cursor WITH HOLD on one and FETCH from another: fetch client-side instead.
+        "DISABLE_SERVER_SIDE_CURSORS": env_bool("DB_TRANSACTION_POOLING"),
         "TEST": {"NAME": env_str("TEST_DATABASE_NAME") or None},
     }
 
@@ -67,8 +83,13 @@ def database_from_url(url: str) -> dict[str, object]:
 DEVELOPMENT = development_mode()
 DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
+# REDIS_SENTINELS (host:port,host:port), REDIS_SENTINEL_MASTER, REDIS_SENTINEL_DB: every Redis user goes through
+# the sentinels to the current primary, and REDIS_URL is not used (baccarat_site.redis_config). A malformed value
+# stops the start (ImproperlyConfigured).
+REDIS_SENTINEL = redis_sentinel_from_env()
 if not DEVELOPMENT:
-    _missing = [name for name in ("SECRET_KEY", "DATABASE_URL", "REDIS_URL") if not env_str(name)]
+    _needed = ("SECRET_KEY", "DATABASE_URL") if REDIS_SENTINEL else ("SECRET_KEY", "DATABASE_URL", "REDIS_URL")
+    _missing = [name for name in _needed if not env_str(name)]
     if _missing:
         from django.core.exceptions import ImproperlyConfigured
 
@@ -79,7 +100,8 @@ if not DEVELOPMENT:
 # Development without URLs: where the embedded servers answer (or will, once a launcher starts them);
 # nothing is started or created here (embedded.ensure_services does that, before the settings are read).
 DATABASE_URL = DATABASE_URL or embedded.postgres_url()
-REDIS_URL = REDIS_URL or embedded.redis_url()
+# With sentinels and no REDIS_URL it stays empty: nothing connects to it then.
+REDIS_URL = REDIS_URL or ("" if REDIS_SENTINEL else embedded.redis_url())
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY") or "dev-only-insecure-key-never-used-in-production"  # production requires one
@@ -219,12 +241,14 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_from_url(DATABASE_URL)}
+# Behind a transaction-mode pooler (PgBouncer's pool_mode = transaction): no session state may outlive a
+# transaction (database_from_url's options; tables.services.ticker's runner lock).
+DB_TRANSACTION_POOLING = env_bool("DB_TRANSACTION_POOLING")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": REDIS_URL,
+        **cache_backend(REDIS_URL, REDIS_SENTINEL),
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "baccarat"),
     }
 }
@@ -237,12 +261,13 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
             # kills the channel layer's blocking 5 s BZPOPMIN (an idle consumer crashes every 5 s),
             # the second refuses the group_add/discard bursts of a thousand sockets connecting.
             "hosts": [
-                {
-                    "address": REDIS_URL,
-                    "socket_timeout": 15,
-                    "socket_connect_timeout": 5,
-                    "max_connections": env_int("CHANNELS_MAX_CONNECTIONS", 2000),
-                }
+                channel_layer_host(
+                    REDIS_URL,
+                    REDIS_SENTINEL,
+                    socket_timeout=15,
+                    socket_connect_timeout=5,
+                    max_connections=env_int("CHANNELS_MAX_CONNECTIONS", 2000),
+                )
             ],
             "prefix": env_str("CHANNELS_PREFIX", "asgi"),
             # Capacity is per Redis key, and all of one process's sockets share one key: a table
@@ -256,7 +281,8 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     }
 }
 
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL.replace("unix://", "redis+socket://", 1)
+_broker_url, CELERY_BROKER_TRANSPORT_OPTIONS = celery_broker(REDIS_URL, REDIS_SENTINEL)
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or _broker_url
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True

@@ -255,8 +255,10 @@ def _bets_changed_now(table_id: int, round_id: int) -> None:
 
 
 def bets_changed(*, table_id: int, round_id: int) -> None:
-    """Bets on ``round_id`` changed (called by ``bet_place``): broadcast ``bets.totals`` after commit, throttled."""
-    transaction.on_commit(lambda: _bets_changed_now(table_id, round_id))
+    """Bets on ``round_id`` changed (called by ``bet_place``): broadcast ``bets.totals`` after commit, throttled.
+    Best effort, as every announcement (``send_on_commit``): the bets are committed, so a failed broadcast (Redis
+    unreachable for the frame sequence or the channel layer) is logged and never answers the confirm with an error."""
+    transaction.on_commit(lambda: _bets_changed_now(table_id, round_id), robust=True)
 
 
 def bets_totals_flush() -> int:

@@ -779,6 +779,9 @@ class Round(models.Model):
     # When the window actually closed (closes_at → closed_at is the scheduler's lateness).
     closed_at = models.DateTimeField(null=True, blank=True)
     dealing_started_at = models.DateTimeField(null=True, blank=True)
+    # When the round last came back from a pause (tables.services.controls.table_resume): a live round's dealer
+    # gets their whole time for the next card from then, not from a card scanned before the pause.
+    resumed_at = models.DateTimeField(null=True, blank=True)
     result_at = models.DateTimeField(null=True, blank=True)
     settled_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)

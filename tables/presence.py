@@ -21,7 +21,7 @@ from typing import Any
 
 from django.conf import settings
 
-from baccarat_site.redis_client import redis_client
+from baccarat_site.redis_client import async_redis_client, redis_client
 
 logger = logging.getLogger(__name__)
 
@@ -39,12 +39,11 @@ def _key(table_id: int) -> str:
 
 def _async_client() -> Any:
     """A redis.asyncio client for this event loop (a client's connections belong to the loop that made them)."""
-    import redis.asyncio  # inside: importing redis costs about 120 ms (baccarat_site/redis_client.py)
-
     clients = _async_clients.setdefault(asyncio.get_running_loop(), {})
-    client = clients.get(settings.REDIS_URL)
+    key = getattr(settings, "REDIS_SENTINEL", None) or settings.REDIS_URL
+    client = clients.get(key)
     if client is None:
-        client = clients[settings.REDIS_URL] = redis.asyncio.Redis.from_url(settings.REDIS_URL, socket_timeout=5)
+        client = clients[key] = async_redis_client(socket_timeout=5)
     return client
 
 

@@ -149,7 +149,9 @@ def table_resume(
                 status=Table.Status.PAUSED, status_reason=round_.reason, next_action_at=None
             )
             return {"resumed": False, "round_id": round_.pk}
-        Round.objects.filter(pk=round_.pk, state=Round.State.PAUSED).update(state=back_to, paused_from="", reason="")
+        Round.objects.filter(pk=round_.pk, state=Round.State.PAUSED).update(
+            state=back_to, paused_from="", reason="", resumed_at=now
+        )
     audit(
         actor=actor,
         action="table.resume",

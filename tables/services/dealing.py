@@ -405,8 +405,11 @@ def dealing_step(*, table: Table, round_: Round, now: datetime) -> str | None:
     if source.automatic:
         dealt = round_deal_card(round_id=round_.pk, position=len(round_.cards) + 1, now=now)
         return "dealt" if dealt is not None else None
+    # The dealer's time runs from the last card, or from when dealing started or last resumed after a pause,
+    # whichever came last (the time the table stood paused is not the dealer's).
     last = round_.cards[-1].get("dealt_at") if round_.cards else None
-    since = datetime.fromisoformat(last) if last else (round_.dealing_started_at or now)
+    marks = [datetime.fromisoformat(last) if last else None, round_.dealing_started_at, round_.resumed_at]
+    since = max((mark for mark in marks if mark is not None), default=now)
     silent_at = since + timedelta(seconds=table.dealer_timeout_seconds)
     lost_at = table.console_lost_at + timedelta(seconds=CONSOLE_GRACE_SECONDS) if table.console_lost_at else None
     if lost_at is not None and lost_at <= now:

@@ -3,7 +3,8 @@
 Deadlines live in PostgreSQL (``Table.next_action_at``); ``table_step`` does at most one due transition
 (``tables.services.transitions``) inside a transaction holding the table's row lock (``SKIP LOCKED``: a
 concurrent step of the same table returns at once), and ``table_run`` holds a PostgreSQL advisory lock so
-one runner per table works at a time across every worker. An unexpected exception pauses the table
+one runner per table works at a time across every worker (``runner_lock``: a session lock, or behind a
+transaction-mode pooler a transaction's). An unexpected exception pauses the table
 (``tables.services.controls.table_pause``); a database outage does not: nothing committed, the next tick
 tries again. ``tables.tasks`` runs these from Celery.
 """
@@ -11,8 +12,11 @@ tries again. ``tables.tasks`` runs these from Celery.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
@@ -96,12 +100,12 @@ def table_step(*, table_id: int, now: datetime | None = None) -> str | None:
 def table_run(*, table_id: int, max_steps: int = MAX_STEPS_PER_RUN) -> tuple[list[str], datetime | None]:
     """Advance one table through every step due now; return the steps and when it is next due.
 
-    Holds a PostgreSQL advisory lock for the run, so one runner per table at a time across all workers
+    Holds the table's runner lock for the run, so one runner per table at a time across all workers
     and the events of consecutive steps leave in order. Another runner holding it → ``([], None)``.
     """
-    if not _try_lock(table_id):
-        return [], None
-    try:
+    with runner_lock(table_id) as held:
+        if not held:
+            return [], None
         steps: list[str] = []
         while len(steps) < max_steps:
             step = table_step(table_id=table_id)
@@ -112,6 +116,32 @@ def table_run(*, table_id: int, max_steps: int = MAX_STEPS_PER_RUN) -> tuple[lis
                 break
         next_at = Table.objects.filter(pk=table_id).values_list("next_action_at", flat=True).first()
         return steps, next_at
+
+
+@contextmanager
+def runner_lock(table_id: int) -> Iterator[bool]:
+    """The table's runner lock, held for the block: yields whether this runner got it.
+
+    On a connection of its own (the default) it is a session advisory lock, and every step commits as it is
+    done. Behind a transaction-mode pooler (``settings.DB_TRANSACTION_POOLING``) the session is not ours: a
+    session lock would stay on whichever server connection took it (the unlock runs on another), and the next
+    client handed that connection would take it again, lock and all. There the block is one transaction holding
+    ``pg_try_advisory_xact_lock``, each step a savepoint inside it: the run's steps commit together (a database
+    error mid-run undoes the earlier ones too; the next tick does them again), and their events leave together,
+    in order, after that commit. The lock goes with the commit, just before those events are sent: a runner
+    taking it in that moment with a step already due could send its own first (the session lock waits)."""
+    if settings.DB_TRANSACTION_POOLING:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [ADVISORY_NAMESPACE, table_id])
+                held = bool(cursor.fetchone()[0])
+            yield held
+        return
+    if not _try_lock(table_id):
+        yield False
+        return
+    try:
+        yield True
     finally:
         _unlock(table_id)
 

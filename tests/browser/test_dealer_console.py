@@ -250,6 +250,41 @@ def fits(page, width: int, height: int, where: str) -> None:
     assert min(h for _, h in sizes) >= 44, (where, sizes[:3])
 
 
+PHONE_FIT = r"""() => {
+  const box = (el) => el.getBoundingClientRect();
+  const picks = [...document.querySelectorAll("#dc-picker button")].map(box);
+  const big = document.getElementById("dc-expect-big");
+  const text = (el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return range.getBoundingClientRect();
+  };
+  const shoe = [...document.querySelectorAll("#dc-shoe > div")].map((d) => {
+    const label = text(d.querySelector("dt")), value = text(d.querySelector("dd"));
+    return {label: [label.left, label.right], value: [value.left, value.right]};
+  });
+  return {scroll: document.documentElement.scrollWidth, inner: innerWidth,
+          picks: picks.map((r) => [r.left, r.right, r.width, r.height]),
+          big: [big.scrollWidth, big.clientWidth], shoe};
+}"""
+
+
+def fits_a_phone(page, lang: str) -> None:
+    """On a 390-px phone (a supervisor on the floor): nothing wider than the screen, every picker button on it and
+    at least 44 px, the expected card inside its box, and each shoe number under its label (in Persian too)."""
+    m = page.evaluate(PHONE_FIT)
+    assert m["scroll"] <= m["inner"], (lang, m["scroll"])
+    assert len(m["picks"]) == 52
+    for left, right, width, height in m["picks"]:
+        assert left >= 0, (lang, left)
+        assert right <= m["inner"] + 0.5, (lang, right)
+        assert min(width, height) >= 44, (lang, width, height)
+    assert m["big"][0] <= m["big"][1] + 1, (lang, "the expected card overflows its box", m["big"])
+    for fact in m["shoe"]:
+        edge = 1 if lang == "fa" else 0  # the side text starts from: the right in Persian
+        assert abs(fact["label"][edge] - fact["value"][edge]) <= 1, (lang, fact)
+
+
 def test_the_console_fits_a_tablet_in_english_and_persian(casino_url, browser, dealer):
     SHOTS.mkdir(parents=True, exist_ok=True)
     table = live_table("Tablet table")
@@ -277,6 +312,10 @@ def test_the_console_fits_a_tablet_in_english_and_persian(casino_url, browser, d
                 page.wait_for_timeout(150)
                 fits(page, width, height, f"{lang} {width}x{height}")
                 page.screenshot(path=str(SHOTS / f"console-{lang}-{width}x{height}.png"))
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.wait_for_timeout(150)
+            fits_a_phone(page, lang)
+            page.screenshot(path=str(SHOTS / f"console-{lang}-390x844.png"), full_page=True)
             page.set_viewport_size({"width": 1024, "height": 768})
 
         # A misread, then the supervisor called: the banner and the call push nothing off the screen.
@@ -293,6 +332,8 @@ def test_the_console_fits_a_tablet_in_english_and_persian(casino_url, browser, d
             page.screenshot(path=str(SHOTS / f"console-{lang}-1024x768-paused.png"))
         expect(en.locator("#dc-paused")).to_have_text("Paused: the supervisor is on the way")
         expect(en.locator("#dc-call-text")).to_contain_text("card on the floor")
+        # The dealer's own words, in whatever script, keep their order inside the Persian sentence.
+        assert fa.inner_text("#dc-call-text").startswith("توسط \u2068")
     finally:
         for context in contexts:
             context.close()

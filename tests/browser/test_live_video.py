@@ -29,7 +29,7 @@ from django.contrib.auth.models import Permission
 from tables.models import Shoe, Table
 from tables.services import dealing
 from tests import processes
-from tests.browser.helpers import in_own_thread, wait_until
+from tests.browser.helpers import funded_players, in_own_thread, log_in, wait_until
 from tests.factories import make_table, make_user, make_variant
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -395,5 +395,42 @@ def test_a_live_table_without_a_video_shows_no_video_and_its_shoe_on_a_phone(cas
         assert box["shoe-status"]["bottom"] <= min(box["player-hand"]["top"], box["banker-hand"]["top"]) + 0.5
         assert box["player-hand"]["right"] <= box["banker-hand"]["left"] + 0.5
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_live_tables_name_is_not_cut_short_by_the_bar_on_a_phone(casino_url, browser, lang) -> None:
+    """The bar of a live table on a phone holds the round, the dealer, the balance and the sound button; they
+    used to squeeze the table's name to "Live B…". Now they move to a second row, and the stage still starts
+    within the phone header's 110 px."""
+    funded_players("petra")
+    table = make_table(
+        "Live Baccarat Salon 2",
+        make_variant("Bar rules"),
+        dealing=Table.Dealing.LIVE,
+        dealer=make_dealer("dina", "Dina"),
+    )
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    context.add_cookies([{"name": "django_language", "value": lang, "url": casino_url}])
+    try:
+        page = context.new_page()
+        log_in(page, casino_url, "petra")
+        page.goto(f"{casino_url}/tables/{table.pk}/")
+        page.wait_for_selector("#shoe-status[data-kind='shuffling']")
+        assert page.inner_text("#dealer-name") == "Dina"
+        m = page.evaluate(
+            """() => {
+                 const h1 = document.querySelector("#table .table-title h1");
+                 const box = (el) => el.getBoundingClientRect().toJSON();
+                 return {name: [h1.scrollWidth, h1.clientWidth], title: box(h1), facts: box(document.querySelector(
+                   "#table .bar-facts")), stage: box(document.getElementById("stage")),
+                   scroll: document.documentElement.scrollWidth};
+               }"""
+        )
+        assert m["name"][0] <= m["name"][1], f"the table's name is cut: {m['name']}"
+        assert not overlap(m["title"], m["facts"]), m
+        assert m["stage"]["top"] <= 110, m["stage"]
+        assert m["scroll"] <= 390
     finally:
         context.close()

@@ -29,7 +29,7 @@ def player():
 def new_table():
     def make(name: str):
         variant = make_variant(f"{name} rules")
-        return make_table(name, variant, betting_seconds=8, deal_interval_ms=100, result_seconds=2)
+        return make_table(name, variant, betting_seconds=15, deal_interval_ms=100, result_seconds=2)
 
     return make
 
@@ -44,7 +44,7 @@ def test_the_board_keeps_a_player_within_their_personal_maximum(casino_url, page
     expect(page.locator("#personal-limits")).to_be_visible()
     expect(page.locator("#personal-max")).to_have_text("100.00")
     expect(page.locator("#spot-tie .limits")).to_have_text("1.00 – 5,000.00")  # the table's own, beside it
-    wait_for_betting(page)
+    wait_for_betting(page, min_left=10)
 
     # Up to the personal maximum the chips go down; one more is refused at once, next to its spot.
     chip(page, 100)

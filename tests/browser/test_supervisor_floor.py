@@ -82,6 +82,27 @@ def test_a_supervisor_resumes_a_live_tables_call_from_the_floor(casino_url, page
     assert button["x"] + button["width"] <= 1366
     if SHOTS:
         page.screenshot(path=f"{SHOTS}/admin-floor-supervisor-call-1366.png")
+    # The floor fits 1366 px without the page scrolling sideways, and no action button lies over another (a
+    # "Close after round" used to break over three lines on top of "Pause"); on a phone the call's buttons are on
+    # the screen, the tables scroll inside their boxes.
+    page.goto(casino_url + "/admin/floor/?refresh=0")  # measured without the page reloading under us
+    layout = """() => {
+      const buttons = [...document.querySelectorAll("table.floor a.button")].map((b) => b.getBoundingClientRect());
+      const crossed = buttons.some((a, i) => buttons.slice(i + 1).some((b) =>
+        Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5
+        && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5));
+      return {scroll: document.documentElement.scrollWidth, inner: innerWidth, buttons: buttons.length, crossed};
+    }"""
+    m = page.evaluate(layout)
+    assert (m["scroll"], m["crossed"]) == (1366, False), m
+    assert m["buttons"] >= 2
+    page.set_viewport_size({"width": 390, "height": 844})
+    box = resume.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= 390
+    assert page.evaluate(layout)["scroll"] <= 390
+    page.set_viewport_size({"width": 1366, "height": 768})
 
     resume.click()
     expect(page.locator("#content-main")).to_contain_text(DEALERS_REASON)

@@ -22,7 +22,7 @@ def test_an_operator_closes_a_table_at_the_end_of_its_round_from_the_admin(casin
     variant = make_variant("Closing rules")
     # A window long enough that the close always meets a round under way, however slow the machine (with 3 s the
     # round could end before the operator's click, and the table closed at once instead).
-    closing = make_table("Closing table", variant, betting_seconds=20, deal_interval_ms=100, result_seconds=1)
+    closing = make_table("Closing table", variant, betting_seconds=30, deal_interval_ms=100, result_seconds=1)
     staying = make_table("Staying table", variant, betting_seconds=3, deal_interval_ms=100, result_seconds=1)
     operator = make_user("floorboss", "floor-pass-123", is_staff=True)
     operator.groups.add(Group.objects.get(name=TABLE_OPERATORS))

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 from django.core import signals
+from django.core.exceptions import ImproperlyConfigured
 from django.db import close_old_connections, connection, transaction
 
-from baccarat_site.settings import env_prepare_threshold
+from baccarat_site.settings import database_from_url, env_prepare_threshold
 from baccarat_site.wsgi import application
 from wallets.services import prepared_cursor
 
@@ -23,6 +24,25 @@ def test_prepared_statements_are_on_by_default_on_the_live_connection(db):
 def test_db_prepare_threshold_sets_it_or_turns_it_off_for_poolers(monkeypatch, value, expected):
     monkeypatch.setenv("DB_PREPARE_THRESHOLD", value)
     assert env_prepare_threshold() == expected
+
+
+def test_transaction_pooling_turns_prepared_statements_and_server_side_cursors_off(monkeypatch):
+    monkeypatch.delenv("DB_PREPARE_THRESHOLD", raising=False)
+    url = "postgresql://casino@pgbouncer:6432/baccarat"
+    assert database_from_url(url)["DISABLE_SERVER_SIDE_CURSORS"] is False
+    monkeypatch.setenv("DB_TRANSACTION_POOLING", "on")
+    assert env_prepare_threshold() is None
+    assert database_from_url(url)["OPTIONS"]["prepare_threshold"] is None
+    assert database_from_url(url)["DISABLE_SERVER_SIDE_CURSORS"] is True
+    monkeypatch.setenv("DB_PREPARE_THRESHOLD", "off")
+    assert env_prepare_threshold() is None
+
+
+def test_a_prepare_threshold_under_transaction_pooling_stops_the_start(monkeypatch):
+    monkeypatch.setenv("DB_TRANSACTION_POOLING", "on")
+    monkeypatch.setenv("DB_PREPARE_THRESHOLD", "5")
+    with pytest.raises(ImproperlyConfigured, match="DB_TRANSACTION_POOLING"):
+        env_prepare_threshold()
 
 
 def test_the_money_path_statements_really_are_prepared_after_a_few_confirms(db):

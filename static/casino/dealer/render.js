@@ -23,6 +23,15 @@ function setData(el, name, value) {
   if (el.dataset[name] !== text) el.dataset[name] = text;
 }
 
+/** Why the supervisor was called, in the dealer's language: the casino's own calls by their kind (their reason is
+ * the server's English), the dealer's by what they typed. */
+function callReason(call) {
+  if (call.kind === "silent") return gettext("no card scanned in time");
+  if (call.kind === "console") return gettext("the dealer's console disconnected mid-round");
+  if (!call.reason || call.reason === "dealer called") return gettext("no reason given"); // the server's default
+  return call.reason;
+}
+
 /** What the big panel says: what the dealer does next. */
 function expectation(state) {
   const { table, shoe, round } = state;
@@ -131,7 +140,10 @@ export function draw(state, { el, root, me, supervisor }) {
   el("dc-call").hidden = !call;
   if (call) {
     const who = call.called_by || gettext("the system");
-    setText(el("dc-call-text"), fill(gettext("by %(who)s: %(reason)s"), { who, reason: call.reason || "–" }));
+    // The name and the reason are whatever was typed, in any script: each is isolated (FSI … PDI), so an English
+    // reason inside a Persian sentence keeps its own order.
+    const isolate = (text) => "\u2068" + text + "\u2069";
+    setText(el("dc-call-text"), fill(gettext("by %(who)s: %(reason)s"), { who: isolate(who), reason: isolate(callReason(call)) }));
   }
 
   el("dc-shift").hidden = onShift;

@@ -256,6 +256,24 @@ def test_the_table_hears_that_bets_changed_after_commit(
     assert heard == [{"table_id": betting_round.table_id, "round_id": betting_round.pk}]
 
 
+def test_a_confirm_whose_totals_broadcast_fails_is_still_confirmed(
+    player, betting_round, place, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Redis unreachable just after the commit: the stored bet is answered as placed, not as an error."""
+
+    def unreachable(**_kw):
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(events, "bets_totals_send", unreachable)
+    monkeypatch.setattr(events, "redis_client", lambda: None)  # the throttle fails too: it sends unthrottled
+    alice = player("alice", "100.00")
+    with django_capture_on_commit_callbacks(execute=True):
+        placed = place(alice, betting_round, ("player", "10.00"))
+    assert placed is not None
+    assert Bet.objects.filter(user=alice).count() == 1
+    assert balance_of(alice) == Decimal("90.00")
+
+
 def test_an_anonymous_caller_cannot_place_bets(betting_round):
     error = refused(
         "not_authenticated",

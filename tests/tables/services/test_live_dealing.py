@@ -204,6 +204,30 @@ def test_a_silent_dealer_pauses_the_round_and_calls_the_supervisor(dealer):
     assert SupervisorCall.objects.get(table=table).kind == SupervisorCall.Kind.SILENT
 
 
+def test_after_a_long_pause_the_dealer_has_their_whole_time_again_from_the_resume(dealer, supervisor):
+    """The time the table stood paused is not the dealer's: a resume after more than the dealer's time does not
+    pause the round again at once (seen on the demo table: re-paused one second after the resume)."""
+    clock = Clock()
+    table = live_table(dealer, dealer_timeout_seconds=30)
+    ready_shoe(table, dealer, clock)
+    drive_to_state(table, clock, Round.State.DEALING)
+    scan(table, dealer, clock, "4H 2C")
+    dealing.supervisor_call(table_id=table.pk, actor=dealer, reason="card dropped", now=clock.now)
+    clock.advance(120)  # the supervisor takes two minutes
+    dealing.supervisor_resume(table_id=table.pk, actor=supervisor, reason="found it", now=clock.now)
+    round_ = latest_round(table)
+    assert (round_.state, round_.resumed_at) == (Round.State.DEALING, clock.now)
+    clock.advance(1)
+    assert ticker.table_step(table_id=table.pk, now=clock.now) is None
+    clock.advance(28)
+    assert ticker.table_step(table_id=table.pk, now=clock.now) is None
+    assert latest_round(table).state == Round.State.DEALING
+    scan(table, dealer, clock, "3D")  # the next card is taken: 29.5 s after the resume
+    clock.advance(30.5)  # and the dealer's time runs from that card again
+    assert ticker.table_step(table_id=table.pk, now=clock.now) == "paused"
+    assert SupervisorCall.objects.filter(table=table, kind=SupervisorCall.Kind.SILENT).count() == 1
+
+
 def test_a_silent_dealer_before_the_first_card_pauses_too_and_a_cancel_refunds(dealer, supervisor):
     clock = Clock()
     table = live_table(dealer, dealer_timeout_seconds=10)
