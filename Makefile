@@ -59,6 +59,7 @@ bench: $(STAMP)
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/chat.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/table_page.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/reveal.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/tables_per_worker.py
 	BENCH_RESULTS=var/bench-results.jsonl CHAOS_PLAYERS=20 CHAOS_ROUNDS=40 CHAOS_KILLS=10 $(PY) bench/chaos.py
 	$(PY) bench/summary.py var/bench-results.jsonl
 

@@ -20,6 +20,8 @@ def fmt(value: float | None, unit: str) -> str:
         return f"{value:,.0f} {unit}"
     if unit == "count":
         return f"{value:.0f}"
+    if unit == "tables":
+        return f"{value:.0f} {unit}"
     return f"{value:,.3g} {unit}" if abs(value) < 1 else f"{value:,.1f} {unit}"
 
 
@@ -32,6 +34,7 @@ COMMANDS = {
     "chat": ".venv/bin/python bench/chat.py",
     "table_page": ".venv/bin/python bench/table_page.py",
     "reveal": ".venv/bin/python bench/reveal.py",
+    "tables_per_worker": ".venv/bin/python bench/tables_per_worker.py",
     "chaos": "CHAOS_PLAYERS=20 CHAOS_ROUNDS=40 CHAOS_KILLS=10 .venv/bin/python bench/chaos.py",  # make chaos: full size
 }
 HEADER = ("measure", "result", "baseline (same run)", "ratio", "goal", "")
