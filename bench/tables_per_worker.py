@@ -355,7 +355,6 @@ class Run:
     variant_id: int
     pace: Pace
     background: dict[str, float]
-    queues: list[str] = field(default_factory=list)
 
 
 def make_tables(run: Run, phase: Phase, first_at: datetime) -> tuple[list[int], dict[int, list[Any]]]:
@@ -430,7 +429,6 @@ def play(run: Run, phase: Phase) -> None:
     from tables.services.controls import table_pause
 
     queue = f"{run.prefix}-{phase.kind}-{phase.size}"
-    run.queues.append(queue)
     procs = Processes({**run.env, "CELERY_QUEUE": queue}, run.logs)
     try:
         drivers, beat = start_drivers(run, phase, procs)
@@ -756,10 +754,11 @@ def run_all(args: argparse.Namespace) -> int:
     finally:
         bettors.halt.set()
         bettors.join(timeout=10)
-        with contextlib.suppress(Exception):
-            if run.queues:
-                queues = [*run.queues, f"{prefix}-main"]
-                gauges.redis.delete(*queues, *(f"_kombu.binding.{queue}" for queue in queues))
+        with contextlib.suppress(Exception):  # this run's keys: queues, their bindings, channel layer, cache
+            patterns = (f"{prefix}:*", f"{prefix}-*", f"_kombu.binding*.{prefix}-*")
+            keys = {key for pattern in patterns for key in gauges.redis.scan_iter(match=pattern, count=1000)}
+            if keys:
+                gauges.redis.delete(*keys)
         connections.close_all()
         drop_database(db_url, BENCH_DB)
     print(
