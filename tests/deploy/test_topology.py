@@ -29,7 +29,7 @@ import pytest
 import websockets
 from django.conf import settings
 from django.contrib.auth.hashers import Argon2PasswordHasher
-from django.db.models import Count, Sum
+from django.db.models import Sum
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
@@ -47,8 +47,8 @@ from tests.deploy.topology import (
     unit_process,
 )
 from tests.processes import BIN, ROOT, free_port, process_env
-from tests.tables.services.rounds_kit import fast_table, make_player
-from wallets.models import LedgerEntry, LedgerTransaction, Wallet
+from tests.tables.services.rounds_kit import fast_table, make_player, paid_twice
+from wallets.models import Wallet
 from wallets.selectors import house_balance
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
@@ -474,16 +474,7 @@ def check_bets_settled_once(answers: dict[int, list[dict[str, Any]]], money_befo
     statuses = dict(Bet.objects.filter(pk__in=confirmed).values_list("pk", "outcome__status"))
     assert set(statuses) == set(confirmed), "a confirmed bet is missing"
     assert set(statuses.values()) <= {"won", "lost", "push"}, Counter(statuses.values())
-    paid_twice = (
-        LedgerEntry.objects.filter(
-            transaction__kind__in=[LedgerTransaction.Kind.PAYOUT, LedgerTransaction.Kind.REFUND],
-            wallet__kind=Wallet.Kind.PLAYER,
-        )
-        .values("transaction__reference", "wallet_id")
-        .annotate(n=Count("id"))
-        .filter(n__gt=1)
-    )
-    assert not paid_twice.exists(), list(paid_twice)
+    assert paid_twice() == []
     report = casino_reconciliation()
     assert report.ok, report.problems
     players = Wallet.objects.filter(kind=Wallet.Kind.PLAYER).aggregate(total=Sum("balance"))["total"]

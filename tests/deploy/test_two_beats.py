@@ -29,8 +29,7 @@ from tables.models import Bet, Round
 from tables.selectors.bets import casino_reconciliation
 from tests.deploy.topology import Processes, render_env_file, unit_process
 from tests.processes import process_env
-from tests.tables.services.rounds_kit import fast_table, make_player, place
-from wallets.models import LedgerEntry, LedgerTransaction, Wallet
+from tests.tables.services.rounds_kit import fast_table, make_player, paid_twice, place
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
@@ -127,16 +126,7 @@ def test_two_beats_ticking_at_once_never_make_a_round_step_happen_twice(tmp_path
         Bet.objects.filter(pk__in=confirmed, round__state=Round.State.SETTLED).values_list("outcome__status", flat=True)
     )
     assert set(statuses) <= {"won", "lost", "push"}, statuses
-    paid_twice = (
-        LedgerEntry.objects.filter(
-            transaction__kind__in=[LedgerTransaction.Kind.PAYOUT, LedgerTransaction.Kind.REFUND],
-            wallet__kind=Wallet.Kind.PLAYER,
-        )
-        .values("transaction__reference", "wallet_id")
-        .annotate(n=Count("id"))
-        .filter(n__gt=1)
-    )
-    assert not paid_twice.exists(), list(paid_twice)
+    assert paid_twice() == []
     assert casino_reconciliation().ok
 
 

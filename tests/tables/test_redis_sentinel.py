@@ -27,7 +27,7 @@ import pytest
 import redis
 import websockets
 from django.core.cache import cache
-from django.db.models import Count, Q, Sum
+from django.db.models import Q, Sum
 from django.test import Client, override_settings
 from django.utils import timezone
 
@@ -36,9 +36,9 @@ from baccarat_site.redis_config import RedisSentinel, cache_backend, parse_senti
 from tables.models import Bet, Round, Table
 from tables.selectors.bets import casino_reconciliation
 from tests.processes import free_port
-from tests.tables.services.rounds_kit import fast_table, make_player
+from tests.tables.services.rounds_kit import fast_table, make_player, paid_twice
 from tests.tables.tasks.stack import Stack
-from wallets.models import LedgerEntry, LedgerTransaction, Wallet
+from wallets.models import Wallet
 from wallets.selectors import house_balance
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(150)]
@@ -338,16 +338,7 @@ def test_the_casino_carries_on_through_a_sentinel_failover_when_the_primary_dies
     assert set(stored) == confirmed
     assert all(status in {"won", "lost", "push", "refunded"} for status in stored.values()), stored
     # Paid once: one payout or refund entry per round for the player, never two.
-    paid_twice = (
-        LedgerEntry.objects.filter(
-            transaction__kind__in=[LedgerTransaction.Kind.PAYOUT, LedgerTransaction.Kind.REFUND],
-            wallet__kind=Wallet.Kind.PLAYER,
-        )
-        .values("transaction__reference", "wallet_id")
-        .annotate(n=Count("id"))
-        .filter(n__gt=1)
-    )
-    assert list(paid_twice) == []
+    assert paid_twice() == []
     report = casino_reconciliation()
     assert report.ok, report.problems
     assert money() == money_before

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from channels.layers import get_channel_layer
+from django.db.models import Count
 from django.utils import timezone
 
 from tables.models import Round, Table
@@ -17,7 +18,7 @@ from tables.services import ticker
 from tables.services.placement import bet_place
 from tests.factories import make_table, make_user
 from wallets import services as wallet_services
-from wallets.models import Wallet
+from wallets.models import LedgerEntry, LedgerTransaction, Wallet
 
 
 def make_player(username: str = "alice", balance: str = "1000.00"):
@@ -121,3 +122,17 @@ class GroupListener:
 
     def types(self, timeout: float = 0.3) -> list[str]:
         return [m["type"] for m in self.drain(timeout)]
+
+
+def paid_twice() -> list[dict[str, Any]]:
+    """(reference, wallet) pairs with more than one payout or refund entry for a player: a round pays each player
+    once, so any row here is a double payment (the processes tests kill mid-round must leave none)."""
+    return list(
+        LedgerEntry.objects.filter(
+            transaction__kind__in=[LedgerTransaction.Kind.PAYOUT, LedgerTransaction.Kind.REFUND],
+            wallet__kind=Wallet.Kind.PLAYER,
+        )
+        .values("transaction__reference", "wallet_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    )
