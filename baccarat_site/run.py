@@ -242,15 +242,23 @@ def verbose_logs() -> bool:
 ROOT_WARNING = "You're running the worker with superuser privileges"
 
 
+#: The worker keeps its database connection between tasks (unless the environment says otherwise): Celery's Django
+#: fixup closes it after every task when ``CONN_MAX_AGE`` is 0, and a new PostgreSQL session per task doubled each
+#: advance's time (bench/RESULTS.md, tables_per_worker). deploy/'s worker unit sets the same.
+WORKER_CONN_MAX_AGE = "600"
+
+
 def worker_env() -> dict[str, str]:
-    """The worker's environment: as root, without Celery's warning against root. That warning is about a worker
-    that accepts pickle (it would run code from anyone who can write to the broker, as root); this one accepts JSON
-    only (settings.CELERY_ACCEPT_CONTENT), and `make run` is development, its Redis on loopback or a socket under
-    var/. A production worker runs as its own user (README, Deployment), where Celery still warns."""
+    """The worker's environment: persistent database connections (``WORKER_CONN_MAX_AGE``), and as root, without
+    Celery's warning against root. That warning is about a worker that accepts pickle (it would run code from anyone
+    who can write to the broker, as root); this one accepts JSON only (settings.CELERY_ACCEPT_CONTENT), and `make
+    run` is development, its Redis on loopback or a socket under var/. A production worker runs as its own user
+    (README, Deployment), where Celery still warns."""
+    env = {"DB_CONN_MAX_AGE": os.environ.get("DB_CONN_MAX_AGE", WORKER_CONN_MAX_AGE)}
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return {}
+        return env
     earlier = os.environ.get("PYTHONWARNINGS", "")
-    return {"PYTHONWARNINGS": ",".join(filter(None, [earlier, f"ignore:{ROOT_WARNING}"]))}
+    return env | {"PYTHONWARNINGS": ",".join(filter(None, [earlier, f"ignore:{ROOT_WARNING}"]))}
 
 
 def manage(*args: str) -> None:

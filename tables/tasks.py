@@ -1,12 +1,18 @@
 """Celery tasks that drive the tables. The deadlines are in PostgreSQL; these only say "look now".
 
 - ``tables_sweep`` (beat, ``advance-tables``, every ``TICK_SECONDS``): queue ``table_advance`` for every
-  table whose ``next_action_at`` has passed (or that is open and has never started), and flush the
-  throttled ``bets.totals``. This is the safety net: a lost task, a dead worker or a restarted beat is
-  caught up within one tick.
+  table whose ``next_action_at`` has passed (or that is open and has never started) and has no advance pending,
+  and flush the throttled ``bets.totals``. This is the safety net: a lost task, a dead worker or a restarted beat
+  is caught up within ``PENDING_GRACE_SECONDS`` and a tick.
 - ``table_advance(table_id)``: run every step due now for one table (``tables.services.ticker.table_run``,
   one runner per table through an advisory lock), then queue itself for the table's next deadline
   (``eta``), so windows close and cards fall on time rather than on the next tick.
+
+An advance is *pending* for a table from when it is queued until its ``eta`` plus ``PENDING_GRACE_SECONDS`` (a key
+in Redis that expires then); the sweep queues none for a table with one pending. Without this the sweep queued a
+second advance for every table whose own follow-up had not finished by the tick, and under load half the
+worker's tasks found nothing due (bench/RESULTS.md, tables_per_worker). A follow-up lost with a dead worker is
+queued again by the sweep once its key expires.
 
 - ``risk_scan(round_id)``: the round's risk alerts (``tables.services.risk``), queued by the round's closing and
   its settlement.
@@ -16,36 +22,84 @@ All are safe to run twice: a step that is not due, or was already done, is a no-
 
 from __future__ import annotations
 
-from datetime import timedelta
+import logging
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
 from baccarat_site.celery import app
+from baccarat_site.redis_client import redis_client
 from tables import events
 from tables.selectors.tables import due_table_ids
 from tables.services import risk, ticker
 
 # A queued advance older than this is pointless: the beat will have queued a fresh one.
 ADVANCE_EXPIRES_SECONDS = 30
+# How long past its eta a queued advance still counts as pending: a worker as far behind as this gets a second one.
+PENDING_GRACE_SECONDS = 2.0
+
+logger = logging.getLogger(__name__)
+
+
+def _pending_key(table_id: int) -> str:
+    # The channel-layer prefix keeps test runs and deployments sharing one Redis apart (as tables.events does).
+    prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
+    return f"{prefix}:tables:advance-pending:{table_id}"
+
+
+def _pending_ms(eta: datetime | None, now: datetime) -> int:
+    ahead = (eta - now).total_seconds() if eta is not None else 0.0
+    return max(1, int(1000 * (max(ahead, 0.0) + PENDING_GRACE_SECONDS)))
+
+
+def _claim(table_ids: Sequence[int], now: datetime) -> list[int]:
+    """The tables among these with no advance pending, each now marked pending (one Redis round trip). With Redis
+    unreachable, all of them: a duplicate advance is harmless, a missing one stalls a table."""
+    if not table_ids:
+        return []
+    try:
+        pipe = redis_client().pipeline(transaction=False)
+        for table_id in table_ids:
+            pipe.set(_pending_key(table_id), 1, nx=True, px=_pending_ms(None, now))
+        return [table_id for table_id, claimed in zip(table_ids, pipe.execute(), strict=True) if claimed]
+    except Exception:
+        logger.warning("advance bookkeeping unavailable; queuing every due table", exc_info=True)
+        return list(table_ids)
+
+
+def _mark_pending(table_id: int, eta: datetime | None, now: datetime) -> None:
+    """The table's advance is pending until ``eta`` (and the grace), or with no eta, none is."""
+    try:
+        if eta is None:
+            redis_client().delete(_pending_key(table_id))
+        else:
+            redis_client().set(_pending_key(table_id), 1, px=_pending_ms(eta, now))
+    except Exception:  # the sweep then queues a duplicate, or waits out the grace
+        logger.warning("advance bookkeeping unavailable for table %s", table_id, exc_info=True)
 
 
 @app.task(name="tables.tasks.tables_sweep", ignore_result=True)
 def tables_sweep() -> int:
-    """Beat tick: queue an advance for every due table; returns how many were queued."""
-    due = due_table_ids(now=timezone.now())
-    for table_id in due:
+    """Beat tick: queue an advance for every due table with none pending; returns how many were queued."""
+    now = timezone.now()
+    queued = _claim(due_table_ids(now=now), now)
+    for table_id in queued:
         table_advance.apply_async(args=[table_id], expires=ADVANCE_EXPIRES_SECONDS)
     events.bets_totals_flush()
-    return len(due)
+    return len(queued)
 
 
 @app.task(name="tables.tasks.table_advance", ignore_result=True)
 def table_advance(table_id: int) -> list[str]:
     """Advance one table through every due step; chain to its next deadline when it moved."""
     steps, next_at = ticker.table_run(table_id=table_id)
-    if steps and next_at is not None:
+    chained = next_at if steps else None  # nothing done, nothing chained: duplicates die out
+    _mark_pending(table_id, chained, timezone.now())  # without a chained one, none is pending: the sweep may queue
+    if chained is not None:
         table_advance.apply_async(
-            args=[table_id], eta=next_at, expires=next_at + timedelta(seconds=ADVANCE_EXPIRES_SECONDS)
+            args=[table_id], eta=chained, expires=chained + timedelta(seconds=ADVANCE_EXPIRES_SECONDS)
         )
     return steps
 

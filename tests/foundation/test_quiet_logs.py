@@ -77,7 +77,18 @@ def test_verbose_logs_on_request(monkeypatch, env, verbose):
 def test_the_root_warning_is_silenced_for_a_worker_started_as_root_only(monkeypatch, settings):
     assert settings.CELERY_ACCEPT_CONTENT == ["json"]  # what makes the warning moot here
     monkeypatch.setenv("PYTHONWARNINGS", "default::ResourceWarning")
+    monkeypatch.delenv("DB_CONN_MAX_AGE", raising=False)
     monkeypatch.setattr(run.os, "geteuid", lambda: 0)
-    assert run.worker_env() == {"PYTHONWARNINGS": f"default::ResourceWarning,ignore:{run.ROOT_WARNING}"}
+    assert run.worker_env() == {
+        "DB_CONN_MAX_AGE": "600",
+        "PYTHONWARNINGS": f"default::ResourceWarning,ignore:{run.ROOT_WARNING}",
+    }
     monkeypatch.setattr(run.os, "geteuid", lambda: 1000)
-    assert run.worker_env() == {}
+    assert run.worker_env() == {"DB_CONN_MAX_AGE": "600"}
+
+
+def test_the_worker_keeps_its_database_connection_unless_told_otherwise(monkeypatch):
+    monkeypatch.delenv("DB_CONN_MAX_AGE", raising=False)
+    assert run.worker_env()["DB_CONN_MAX_AGE"] == run.WORKER_CONN_MAX_AGE
+    monkeypatch.setenv("DB_CONN_MAX_AGE", "0")
+    assert run.worker_env()["DB_CONN_MAX_AGE"] == "0"

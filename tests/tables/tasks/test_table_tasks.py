@@ -90,3 +90,57 @@ def test_an_open_table_plays_round_after_round_by_itself_even_with_two_beats_and
     assert state.position == 1 + shoe.burn_count + sum(len(r.cards) for r in played)
     order = [str(c) for c in state.cards]
     assert [c["card"] for r in played for c in r.cards] == order[1 + shoe.burn_count : state.position]
+
+
+@pytest.mark.django_db
+def test_the_sweep_queues_no_second_advance_for_a_table_whose_own_is_pending(queued):
+    table = fast_table("Chained", betting_seconds=5)
+    tasks.table_advance(table.pk)  # opens the window and queues its close for closes_at
+    Table.objects.filter(pk=table.pk).update(next_action_at=timezone.now() - timedelta(milliseconds=100))
+
+    assert tasks.tables_sweep() == 0  # its follow-up is pending (late, but within the grace)
+    assert len(queued) == 1
+
+
+@pytest.mark.django_db
+def test_the_sweep_queues_an_advance_once_until_it_has_run(queued):
+    late = fast_table("Late")
+    Table.objects.filter(pk=late.pk).update(next_action_at=timezone.now() - timedelta(seconds=3))
+
+    assert tasks.tables_sweep() == 1
+    assert tasks.tables_sweep() == 0  # queued, not yet run: the next tick adds none
+    assert tasks.table_advance(late.pk) == ["shuffled", "opened"]
+    assert [call[1]["args"] for call in queued] == [[late.pk], [late.pk]]  # the sweep's, then its follow-up
+
+
+@pytest.mark.django_db
+def test_an_advance_lost_with_its_worker_is_queued_again_after_the_grace(queued, monkeypatch):
+    monkeypatch.setattr(tasks, "PENDING_GRACE_SECONDS", 0.2)
+    late = fast_table("Lost")
+    Table.objects.filter(pk=late.pk).update(next_action_at=timezone.now() - timedelta(seconds=3))
+    assert tasks.tables_sweep() == 1  # ... and that advance never runs
+
+    wait_for(lambda: tasks.tables_sweep() == 1, timeout=5, what="the sweep to queue the table again")
+
+
+@pytest.mark.django_db
+def test_an_advance_that_found_nothing_due_leaves_none_pending(queued):
+    table = fast_table("Nothing due", betting_seconds=60)
+    drive_to_state(table, Clock(), "betting")
+    assert tasks.table_advance(table.pk) == []
+    Table.objects.filter(pk=table.pk).update(next_action_at=timezone.now() - timedelta(milliseconds=10))
+
+    assert tasks.tables_sweep() == 1  # the deadline moved without a chained advance: the sweep takes it at once
+
+
+@pytest.mark.django_db
+def test_without_redis_the_sweep_queues_every_due_table(queued, monkeypatch):
+    def unreachable():
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(tasks, "redis_client", unreachable)
+    late = fast_table("Late")
+    Table.objects.filter(pk=late.pk).update(next_action_at=timezone.now() - timedelta(seconds=3))
+
+    assert tasks.tables_sweep() == 1
+    assert tasks.tables_sweep() == 1  # a duplicate is harmless; a missing advance would stall the table
