@@ -109,12 +109,13 @@ def table_run(*, table_id: int, max_steps: int = MAX_STEPS_PER_RUN) -> tuple[lis
         steps: list[str] = []
         while len(steps) < max_steps:
             step = table_step(table_id=table_id)
-            if step is None:
-                break
-            steps.append(step)
-            if step == "faulted":
-                break
-        next_at = Table.objects.filter(pk=table_id).values_list("next_action_at", flat=True).first()
+            if step is not None:
+                steps.append(step)
+            next_at = Table.objects.filter(pk=table_id).values_list("next_action_at", flat=True).first()
+            # Stop when nothing was due, at a fault, or when the step set a deadline still ahead: asking for a
+            # step then would be a transaction that finds nothing (a tenth of a run's time).
+            if step is None or step == "faulted" or (next_at is not None and next_at > timezone.now()):
+                return steps, next_at
         return steps, next_at
 
 
