@@ -5,8 +5,9 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import after_setup_logger
+from celery.signals import after_setup_logger, task_postrun, task_prerun
 from django.conf import settings
+from django.db import connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
 
@@ -38,3 +39,18 @@ def quiet_ticks(**kwargs: Any) -> None:
     beat = logging.getLogger("celery.beat")
     if not any(isinstance(f, NoTickFilter) for f in beat.filters):
         beat.addFilter(NoTickFilter())
+
+
+@task_prerun.connect
+@task_postrun.connect
+def database_as_for_a_request(sender: Any = None, **kwargs: Any) -> None:
+    """Before and after each task, what Django does before and after each request: close a connection that is
+    broken, left in a transaction or older than ``CONN_MAX_AGE`` (0: every one), and keep the others. Celery's
+    own fixup would close them all, always (``settings.CELERY_DB_REUSE_MAX``), and a new PostgreSQL session per
+    task doubled each table advance's time (bench/RESULTS.md, tables_per_worker). An eager task runs inside its
+    caller's request or test, whose connection is not the task's to close."""
+    request = getattr(sender, "request", None)
+    if getattr(request, "is_eager", False):
+        return
+    for connection in connections.all(initialized_only=True):
+        connection.close_if_unusable_or_obsolete()

@@ -291,6 +291,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = "UTC"
+# Celery's Django fixup closes every database connection after each task, whatever CONN_MAX_AGE says, unless this is
+# set; then it closes them only every this many tasks, and baccarat_site.celery treats each task as Django treats a
+# request (CONN_MAX_AGE and the health checks decide). With CONN_MAX_AGE 0 (the default) that still closes after
+# every task; the worker's DB_CONN_MAX_AGE=600 (deploy/, baccarat_site.run) keeps it.
+CELERY_DB_REUSE_MAX = 1000
 # JSON only (Celery's default, stated because `make run` relies on it: a worker that takes no pickle runs no code
 # from the broker, which is why Celery's warning about a worker running as root is silenced there; README).
 CELERY_ACCEPT_CONTENT = ["json"]
