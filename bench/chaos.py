@@ -124,9 +124,12 @@ class System:
         ]
 
     def start(self, name: str) -> None:
+        from baccarat_site.run import worker_env  # the worker as production starts it: its connections kept
+
         log = open(self.workdir / f"{name}.log", "ab")  # noqa: SIM115 - the child keeps it
+        env = {**self.env, **worker_env()} if name == "worker" else self.env
         self.procs[name] = subprocess.Popen(
-            self.command(name), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            self.command(name), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
 
     def kill(self, name: str) -> None:
