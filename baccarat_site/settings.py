@@ -41,11 +41,11 @@ def env_prepare_threshold() -> int | None:
     return threshold
 
 
-def database_from_url(url: str) -> dict[str, object]:
+def database_from_url(url: str, *, variable: str = "DATABASE_URL") -> dict[str, Any]:
     """``postgresql://user:pass@host:port/name?host=/socket/dir`` → Django DATABASES entry."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
-        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, got {parts.scheme!r}")
+        raise ValueError(f"{variable} must be a postgresql:// URL, got {parts.scheme!r}")
     query = parse_qs(parts.query)
     host = query.get("host", [unquote(parts.hostname or "")])[0]
     return {
@@ -78,6 +78,23 @@ def database_from_url(url: str) -> dict[str, object]:
         "DISABLE_SERVER_SIDE_CURSORS": env_bool("DB_TRANSACTION_POOLING"),
         "TEST": {"NAME": env_str("TEST_DATABASE_NAME") or None},
     }
+
+
+#: Seconds to wait for the replica to accept a connection before reading from the primary instead (libpq's least).
+REPLICA_CONNECT_TIMEOUT = 2
+
+
+def replica_from_url(url: str) -> dict[str, Any]:
+    """``DATABASE_REPLICA_URL`` → the ``replica`` alias: built like ``default`` (pooling, prepared statements,
+    DB_TRANSACTION_POOLING), but quick to give up on connecting (the router then reads the primary), and in tests a
+    mirror of ``default`` (no database of its own)."""
+    replica = database_from_url(url, variable="DATABASE_REPLICA_URL")
+    options = replica["OPTIONS"]
+    options["connect_timeout"] = REPLICA_CONNECT_TIMEOUT
+    if "pool" in options:
+        options["pool"] = {**options["pool"], "timeout": REPLICA_CONNECT_TIMEOUT}
+    replica["TEST"] = {"MIRROR": "default"}
+    return replica
 
 
 DEVELOPMENT = development_mode()
@@ -241,6 +258,14 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_from_url(DATABASE_URL)}
+# DATABASE_REPLICA_URL: a streaming replica of that PostgreSQL. The pages marked replica-tolerant (bet record,
+# lobby, reports) read the casino's tables from it while its replay lag is at most REPLICA_MAX_LAG_SECONDS;
+# everything else, and every write, stays on the primary (baccarat_site.db_router, docs/replica.md).
+DATABASE_REPLICA_URL = env_str("DATABASE_REPLICA_URL")
+REPLICA_MAX_LAG_SECONDS = float(env_str("REPLICA_MAX_LAG_SECONDS") or 5)
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = replica_from_url(DATABASE_REPLICA_URL)
+    DATABASE_ROUTERS = ["baccarat_site.db_router.ReplicaRouter"]
 # Behind a transaction-mode pooler (PgBouncer's pool_mode = transaction): no session state may outlive a
 # transaction (database_from_url's options; tables.services.ticker's runner lock).
 DB_TRANSACTION_POOLING = env_bool("DB_TRANSACTION_POOLING")

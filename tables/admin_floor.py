@@ -27,6 +27,7 @@ from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils.http import urlencode
 
 from baccarat_site import csvexport
+from baccarat_site.db_router import replica_tolerant
 from baccarat_site.money import CENT, display
 from tables.admin_chat import delete_link, mute_link
 from tables.admin_risk import acknowledge_link, player_links, round_link
@@ -413,6 +414,7 @@ def _table_totals(rows: list[reports.TableDay]) -> dict[str, Any]:
     return {"totals": cells}
 
 
+@replica_tolerant  # today's row may lack the last seconds' rounds (docs/replica.md); the live floor stays primary
 def tables_report_view(request: HttpRequest) -> HttpResponseBase:
     """Per table and UTC day: rounds settled, bets, turnover, payouts, GGR, actual and theoretical hold."""
     _require(request, "tables.view_bet", "tables.view_round")
@@ -430,6 +432,7 @@ def tables_report_view(request: HttpRequest) -> HttpResponseBase:
     )
 
 
+@replica_tolerant  # as the tables report
 def players_report_view(request: HttpRequest) -> HttpResponseBase:
     """Per player and UTC day, from the ledger: opening balance, stakes, payouts, refunds, other, closing."""
     _require(request, "wallets.view_ledgerentry", "wallets.view_wallet")

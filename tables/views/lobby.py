@@ -7,10 +7,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from baccarat_site.clock import server_time
+from baccarat_site.db_router import replica_tolerant
 from tables.labels import ROUND_STATE_NAMES, TABLE_STATUS_NAMES, WINNER_NAMES, label
 from tables.selectors.lobby import lobby_tiles
 
 
+@replica_tolerant  # the ws/lobby/ stream's snapshot on connect replaces a stale first render (docs/replica.md)
 def lobby(request: HttpRequest) -> HttpResponse:
     tiles = lobby_tiles()
     for tile in tiles:  # translated names for the first render; the script uses the same ones from the config

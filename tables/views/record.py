@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from baccarat_site import csvexport
 from baccarat_site.clock import iso
+from baccarat_site.db_router import replica_tolerant
 from baccarat_site.money import display
 from tables.labels import BET_NAMES, MODE_NAMES, RESULT_NAMES, WINNER_NAMES, label
 from tables.selectors import record as selectors
@@ -172,6 +173,7 @@ def _query(form: RecordFilterForm) -> str:
 
 
 @login_required
+@replica_tolerant  # the last settled rounds may show as pending for up to REPLICA_MAX_LAG_SECONDS (docs/replica.md)
 def bet_record(request: HttpRequest) -> HttpResponse:
     form = _form(request)
     context: dict[str, Any] = {"form": form, "filtered": any(form.data.get(n) for n in form.fields if n != "page")}
@@ -246,6 +248,7 @@ def _csv_rows(bets: Iterator[Any]) -> Iterator[list[object]]:
 
 
 @login_required
+@replica_tolerant  # as the record page: its rows are read as the file is sent, from the same place
 def bet_export(request: HttpRequest) -> HttpResponseBase:
     form = _form(request)
     if not form.is_valid():
