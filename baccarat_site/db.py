@@ -22,4 +22,4 @@ def prepared_cursor() -> Iterator[Cursor[tuple[object, ...]]]:
     connection.ensure_connection()
     with connection.wrap_database_errors, Cursor(connection.connection) as cursor:
         yield cursor
-    connection.health_check_done = True
+    connection.health_check_done = True  # type: ignore[attr-defined]  # Django sets it; the stubs lack it
