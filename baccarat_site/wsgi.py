@@ -5,5 +5,8 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from baccarat_site.after_response import wsgi_after_response
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
-application = get_wsgi_application()
+# A request's after_response work (a confirm's bets.totals broadcast) runs once its response has been sent.
+application = wsgi_after_response(get_wsgi_application())

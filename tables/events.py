@@ -12,9 +12,10 @@ An event is a dict whose ``type`` is the docs/api.md frame type (``round.opened`
 
 Synchronous code (services, Celery) sends on one long-lived event loop per process (``run_async``), so the layer's
 Redis connections are made once. ``bets.totals`` is throttled per round: the first change after a quiet period
-is broadcast at once (leading edge), later ones within ``TOTALS_INTERVAL_MS`` only mark the round dirty, and the
-tick (``tables.tasks.tables_sweep``) flushes dirty rounds (trailing edge). So a table sees at most a few totals a
-second and the last change is never lost.
+is broadcast at once (leading edge; under WSGI right after the confirm's response, ``baccarat_site.after_response``),
+later ones within ``TOTALS_INTERVAL_MS`` only mark the round dirty, and the tick (``tables.tasks.tables_sweep``)
+flushes dirty rounds (trailing edge). So a table sees at most a few totals a second and the last change is never
+lost.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
+from baccarat_site.after_response import after_response
 from baccarat_site.clock import server_time
 from baccarat_site.redis_client import redis_client
 from tables.sequence import seq_next
@@ -258,7 +260,9 @@ def bets_changed(*, table_id: int, round_id: int) -> None:
     """Bets on ``round_id`` changed (called by ``bet_place``): broadcast ``bets.totals`` after commit, throttled.
     Best effort, as every announcement (``send_on_commit``): the bets are committed, so a failed broadcast (Redis
     unreachable for the frame sequence or the channel layer) is logged and never answers the confirm with an error."""
-    transaction.on_commit(lambda: _bets_changed_now(table_id, round_id), robust=True)
+    # After the commit, and under WSGI after the confirm's response has gone out: the player does not wait
+    # for the throttle's round trip, nor for the totals a leading edge reads and sends.
+    transaction.on_commit(lambda: after_response(lambda: _bets_changed_now(table_id, round_id)), robust=True)
 
 
 def bets_totals_flush() -> int:

@@ -249,9 +249,12 @@ WHERE r.id = %s AND r.state = 'betting' AND r.closes_at > %s AND t.status = 'ope
 FOR SHARE OF r
 """
 
-# Whether the player may bet now: the account is active and no restriction (accounts.Restriction) is running.
-_PLAYER_STOPPED = """
-SELECT u.is_active, r.kind, r.ends_at
+# In one round trip, under the wallet lock: whether the player may bet now (the account is active and no
+# restriction, accounts.Restriction, is running), the player's stake per type on the round so far, whether the key
+# is taken, the player's personal maximum (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one
+# index probe) and ids for the new bets.
+_MINE_ON_ROUND = """
+SELECT 'user', r.kind, CASE WHEN u.is_active THEN 1 ELSE 0 END::numeric, r.ends_at
 FROM "{users}" u
 LEFT JOIN LATERAL (
     SELECT kind, ends_at FROM accounts_restriction
@@ -260,25 +263,20 @@ LEFT JOIN LATERAL (
     LIMIT 1
 ) r ON true
 WHERE u.id = %s
+UNION ALL
+SELECT 'bet', type, SUM(amount), NULL FROM tables_bet WHERE round_id = %s AND user_id = %s GROUP BY type
+UNION ALL
+SELECT 'key', NULL, NULL, NULL FROM tables_betplacement WHERE user_id = %s AND idempotency_key = %s
+UNION ALL
+SELECT 'max', NULL, max_stake, NULL FROM accounts_playerlimit WHERE user_id = %s AND max_stake IS NOT NULL
+UNION ALL
+SELECT 'id', NULL, nextval(%s::regclass), NULL FROM generate_series(1, %s)
 """
 
 
-def _player_stopped_sql() -> str:
-    return _PLAYER_STOPPED.format(users=get_user_model()._meta.db_table)
+def _mine_on_round_sql() -> str:
+    return _MINE_ON_ROUND.format(users=get_user_model()._meta.db_table)
 
-
-# The player's stake per type on the round so far, whether the key is taken, the player's personal maximum
-# (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one index probe, no extra round trip)
-# and ids for the new bets.
-_MINE_ON_ROUND = """
-SELECT 'bet', type, SUM(amount) FROM tables_bet WHERE round_id = %s AND user_id = %s GROUP BY type
-UNION ALL
-SELECT 'key', NULL, NULL FROM tables_betplacement WHERE user_id = %s AND idempotency_key = %s
-UNION ALL
-SELECT 'max', NULL, max_stake FROM accounts_playerlimit WHERE user_id = %s AND max_stake IS NOT NULL
-UNION ALL
-SELECT 'id', NULL, nextval(%s::regclass) FROM generate_series(1, %s)
-"""
 
 _INSERT_BETS = """
 WITH p AS (
@@ -341,29 +339,33 @@ def _place(
         engine_limits = _limits_of(round_id, terms)
 
         wallet = wallet_services.wallet_lock_existing(user_id=user.pk)
-        # Read now, not at sign-in: a socket opened before an operator disabled, suspended or closed the account,
-        # or before the player took a time-out or excluded themselves, keeps its user.
-        cursor.execute(_player_stopped_sql(), [now, now, user.pk])
-        stopped = cast("tuple[bool, str | None, datetime | None] | None", cursor.fetchone())
-        if stopped is None or not stopped[0]:
-            raise DomainError("This account is disabled.", code="account_disabled", status=403)
-        if stopped[1] is not None:
-            raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
-        play_limits_check_bets(user_id=user.pk, bets=bets, now=now)  # the player's own limits, under the lock
-
-        cursor.execute(_MINE_ON_ROUND, [round_id, user.pk, user.pk, key, user.pk, _bet_sequence(cursor), len(bets)])
+        # The account and its restrictions are read now, not at sign-in: a socket opened before an operator
+        # disabled, suspended or closed the account, or before the player took a time-out or excluded themselves,
+        # keeps its user.
+        cursor.execute(
+            _mine_on_round_sql(),
+            [now, now, user.pk, round_id, user.pk, user.pk, key, user.pk, _bet_sequence(cursor), len(bets)],
+        )
+        stopped: tuple[bool, str | None, datetime | None] | None = None
         existing: list[tuple[str, Decimal]] = []
         bet_ids: list[int] = []
         personal_max: Decimal | None = None
-        for kind, bet_type, value in cast("list[tuple[str, str, Any]]", cursor.fetchall()):
+        for kind, bet_type, value, at in cast("list[tuple[str, str, Any, datetime | None]]", cursor.fetchall()):
             if kind == "key":
                 raise _KeyTaken
-            if kind == "bet":
+            if kind == "user":
+                stopped = (value == 1, bet_type, at)
+            elif kind == "bet":
                 existing.append((bet_type, value))
             elif kind == "max":
                 personal_max = value
             else:
                 bet_ids.append(int(value))
+        if stopped is None or not stopped[0]:
+            raise DomainError("This account is disabled.", code="account_disabled", status=403)
+        if stopped[1] is not None:
+            raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
+        play_limits_check_bets(user_id=user.pk, bets=bets, now=now)  # the player's own limits, under the lock
 
         # The personal maximum is read now, not with the round's terms: a supervisor's change (it only ever
         # narrows the table's limits) applies from the player's next confirm.

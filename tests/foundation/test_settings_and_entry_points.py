@@ -8,7 +8,7 @@ import sys
 import pytest
 from django.core import signals
 from django.core.exceptions import ImproperlyConfigured
-from django.db import close_old_connections, connection, transaction
+from django.db import close_old_connections, connection, connections, transaction
 
 from baccarat_site.settings import database_from_url, env_prepare_threshold
 from baccarat_site.wsgi import application
@@ -78,3 +78,21 @@ def test_the_wsgi_entry_point_serves_the_rest_api(db):
         signals.request_finished.connect(close_old_connections)
     assert status == ["200 OK"]
     assert body.startswith(b"[")
+
+
+def test_a_statement_that_went_through_stands_for_the_requests_health_check(transactional_db, monkeypatch):
+    # CONN_HEALTH_CHECKS: Django asks SELECT 1 before a request's first transaction; a confirm's token check has
+    # just used the connection, so its transaction must not spend that round trip asking again.
+    checks: list[int] = []
+    monkeypatch.setattr(type(connections["default"]), "is_usable", lambda self: checks.append(1) or True)
+    connection.ensure_connection()
+    connection.health_check_done = False
+    with prepared_cursor() as cursor:
+        cursor.execute("SELECT 1")
+    with transaction.atomic():
+        pass
+    assert checks == []
+    connection.health_check_done = False
+    with transaction.atomic():  # a transaction before any statement of the request still asks
+        pass
+    assert checks == [1]

@@ -355,6 +355,39 @@ async def test_place_bets_refusals_carry_the_domain_code_and_detail(clock):
     await communicator.disconnect()
 
 
+async def test_a_socket_confirm_takes_one_trip_to_a_worker_thread(clock, monkeypatch):
+    # The session check, the confirm rate and bet_place run together: one thread hand-off and one database
+    # connection (with DB_POOL, one checkout) per confirm, not one for the checks and another for the bets.
+    from tables import consumers
+
+    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
+    alice = await database_sync_to_async(make_player)("alice", "100.00")
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        communicator = await connect(table.pk, user=alice)
+        await communicator.receive_json_from(timeout=5)
+        trips: list[str] = []
+
+        def counted(function, **kwargs):
+            trips.append(function.__name__)
+            return database_sync_to_async(function, **kwargs)
+
+        monkeypatch.setattr(consumers, "database_sync_to_async", counted)
+        await communicator.send_json_to(
+            {
+                "type": "place_bets",
+                "round_id": round_.pk,
+                "mode": "traditional",
+                "bets": [{"type": "player", "amount": "10.00"}],
+                "idempotency_key": str(uuid.uuid4()),
+            }
+        )
+        await frames_until(communicator, "bets.confirmed")
+    assert trips == ["_confirm"]
+    await communicator.disconnect()
+
+
 async def test_an_oversized_frame_gets_an_error_and_the_socket_is_closed():
     table = await database_sync_to_async(fast_table)()
     communicator = await connect(table.pk)
