@@ -117,7 +117,8 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
         slot = SocketSlot(user_id=user_id, address=address_of(self.scope))
         refused = await slot.take()
         if refused is None:
-            self._slot_keeper = asyncio.ensure_future(slot.keep())
+            slot.hold()
+            self._slot = slot
             return True
         if refused == PER_PLAYER:
             detail = f"Too many open connections for this player (at most {settings.WS_MAX_SOCKETS_PER_PLAYER})."
@@ -128,9 +129,10 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
         return False
 
     def release_socket_slot(self) -> None:
-        keeper = getattr(self, "_slot_keeper", None)
-        if keeper is not None:
-            keeper.cancel()
+        slot: SocketSlot | None = getattr(self, "_slot", None)
+        if slot is not None:
+            del self._slot
+            slot.drop()
 
     def start_guard(self) -> None:
         self._tokens = self.rate_burst
