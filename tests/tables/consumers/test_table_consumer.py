@@ -178,6 +178,29 @@ async def test_ping_gets_a_pong_with_server_time_and_snapshot_on_request():
     await communicator.disconnect()
 
 
+async def test_a_heartbeat_is_answered_on_the_event_loop_without_a_hop_to_the_database_thread(monkeypatch):
+    """Channels' dispatch sends every message through the database thread first (aclose_old_connections); ours
+    does not: a ping is answered without it (database_sync_to_async, every read's way, closes connections itself)."""
+    import channels.consumer
+
+    hops = []
+
+    async def hop() -> None:
+        hops.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", hop)
+    table = await database_sync_to_async(fast_table)()
+    communicator = await connect(table.pk)
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "snapshot"
+    for _ in range(3):
+        await communicator.send_json_to({"type": "ping"})
+        assert (await communicator.receive_json_from(timeout=5))["type"] == "pong"
+    await communicator.send_json_to({"type": "snapshot"})
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "snapshot"
+    assert hops == []
+    await communicator.disconnect()
+
+
 async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_personal_event(clock):
     table = await database_sync_to_async(fast_table)(deal_interval_ms=0, betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
