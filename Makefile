@@ -56,6 +56,7 @@ bench: $(STAMP)
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/bets.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/confirm.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/fanout.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/sockets_per_daphne.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/chat.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/table_page.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/reveal.py

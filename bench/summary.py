@@ -31,6 +31,7 @@ COMMANDS = {
     "bets": ".venv/bin/python bench/bets.py",
     "confirm": ".venv/bin/python bench/confirm.py",
     "fanout": ".venv/bin/python bench/fanout.py",
+    "sockets_per_daphne": ".venv/bin/python bench/sockets_per_daphne.py",
     "chat": ".venv/bin/python bench/chat.py",
     "table_page": ".venv/bin/python bench/table_page.py",
     "reveal": ".venv/bin/python bench/reveal.py",

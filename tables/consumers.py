@@ -21,10 +21,12 @@ Table events touch neither the database nor a thread; snapshots, bets and chat g
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -35,7 +37,7 @@ from baccarat_site.clock import server_time
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
 from tables import presence
-from tables.broadcast import DirectWriter, daphne_protocol, direct_writer
+from tables.broadcast import DirectWriter, daphne_protocol, direct_writer, release_upgrade_request, text_frame
 from tables.events import user_group
 from tables.hub import (
     TABLE_EVENTS,
@@ -115,6 +117,17 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
     rate_per_second = RATE_PER_SECOND
     rate_burst = RATE_BURST
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """As Channels' ``dispatch``, less its ``aclose_old_connections`` before every message: a hop to the one
+        thread that serves every ``database_sync_to_async`` of the process, to close the database connections of
+        that thread. These consumers touch the database only through ``database_sync_to_async``, which closes them
+        before and after every call already, so the hop cleaned nothing, and a page's heartbeat (a ``ping`` every
+        5 s, 2,000 a second from 10,000 sockets) queued behind snapshot reads and bets for it."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def send_json(self, content: Any, close: bool = False) -> None:
         """Send, unless the browser has already gone: a reply racing the client's own close is dropped (daphne
         raises ``Disconnected`` for it, which used to end in a traceback), as the disconnect follows anyway."""
@@ -129,7 +142,8 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
         slot = SocketSlot(user_id=user_id, address=address_of(self.scope))
         refused = await slot.take()
         if refused is None:
-            self._slot_keeper = asyncio.ensure_future(slot.keep())
+            slot.hold()
+            self._slot = slot
             return True
         if refused == PER_PLAYER:
             detail = f"Too many open connections for this player (at most {settings.WS_MAX_SOCKETS_PER_PLAYER})."
@@ -140,9 +154,10 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
         return False
 
     def release_socket_slot(self) -> None:
-        keeper = getattr(self, "_slot_keeper", None)
-        if keeper is not None:
-            keeper.cancel()
+        slot: SocketSlot | None = getattr(self, "_slot", None)
+        if slot is not None:
+            del self._slot
+            slot.drop()
 
     def start_guard(self) -> None:
         self._tokens = self.rate_burst
@@ -222,6 +237,8 @@ class TableConsumer(GuardedJsonConsumer):
             return
         self.writer = direct_writer(self.base_send)
         self.protocol = daphne_protocol(self.base_send)[0]
+        if self.protocol is not None:
+            release_upgrade_request(self.protocol)
         self.backlog = []
         await TableHub.join(self)
         self._joined = True
@@ -239,6 +256,23 @@ class TableConsumer(GuardedJsonConsumer):
             if snapshot is None or epoch != snapshot.get("epoch") or seq is None or seq > snapshot["seq"]:
                 await self.base_send(frame)
         self.backlog = None
+
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        """A reply (``pong``, ``snapshot``, ``error``, ``bets.confirmed``...) goes out as table events do, through
+        the direct writer when daphne serves this socket (tables.broadcast), else through the ASGI send. Every
+        socket's heartbeat gets a ``pong`` every 5 s: through the ASGI send, autobahn frames it again and
+        Twisted registers the socket for writing and writes it on the next turn, about half of a heartbeat's
+        cost in daphne with 10,000 sockets (bench/sockets_per_daphne.py). The order of frames is kept: both
+        paths write to the transport as they are called."""
+        writer = self.writer
+        if writer is not None and not close:
+            try:
+                if writer.write(text_frame(json.dumps(content).encode())):
+                    return
+            except Exception:  # the fast path broke (a dependency changed?): this socket leaves it
+                self.writer = None
+                logger.exception("table %s: direct write of a reply failed; using the ASGI send", self.table_id)
+        await super().send_json(content, close=close)
 
     async def disconnect(self, code: int) -> None:
         self.release_socket_slot()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from types import SimpleNamespace
 
 import pytest
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
@@ -90,3 +91,25 @@ def test_the_writer_declines_a_socket_that_is_not_open_compressed_or_has_queued_
     protocol.state = protocol.STATE_CLOSING
     assert writer.write(b"frame") is False
     assert transport.value() == b""
+
+
+def test_the_upgrade_request_is_let_go_of_and_nothing_else():
+    """Twisted's HTTP channel stays its transport's producer after daphne's upgrade, keeping the request alive."""
+    from twisted.web.http import HTTPChannel
+
+    from tables.broadcast import release_upgrade_request
+
+    class Transport:
+        def __init__(self, producer: object) -> None:
+            self.producer = producer
+
+        def unregisterProducer(self) -> None:
+            self.producer = None
+
+    upgraded = SimpleNamespace(transport=Transport(HTTPChannel()))
+    assert release_upgrade_request(upgraded) is True
+    assert upgraded.transport.producer is None
+    other = SimpleNamespace(transport=Transport(producer := object()))
+    assert release_upgrade_request(other) is False
+    assert other.transport.producer is producer
+    assert release_upgrade_request(SimpleNamespace(transport=None)) is False

@@ -105,8 +105,50 @@ async def test_a_crashed_process_leaks_no_count_entries_expire_and_so_do_the_key
     assert b"dead-1" not in members
     assert 0 < redis_client().ttl(key) <= socketcap.TTL_SECONDS
     await alive.disconnect()
-    for _ in range(50):  # a closed socket gives its place back at once (its keeper's last step)
+    for _ in range(50):  # a closed socket gives its place back at once (SocketSlot.drop)
         if redis_client().zcard(key) == 0:
             break
         await asyncio.sleep(0.05)
     assert redis_client().zcard(key) == 0
+
+
+async def test_one_keeper_per_process_refreshes_every_socket_s_place_and_ends_with_the_last(caps):
+    """Not a task and a timer per socket: the loop's SlotKeeper holds every place and refreshes them together."""
+    table = await database_sync_to_async(fast_table)()
+    path = f"/ws/tables/{table.pk}/"
+    addresses = ["198.51.100.10", "198.51.100.11", "198.51.100.12"]
+    sockets = [await open_socket(path, address=address) for address in addresses]
+    for communicator in sockets:
+        assert (await communicator.receive_json_from(timeout=5))["type"] == "snapshot"
+    keeper = socketcap.SlotKeeper.of_loop()
+    assert keeper is not None
+    assert len(keeper.slots) == 3
+    assert keeper.task is not None
+    assert not keeper.task.done()
+    keys = [socketcap._keys(None, address)[1] for address in addresses]
+    soon = time.time() + 1  # about to expire, as if no refresh had come for TTL_SECONDS
+    for key in keys:
+        (member,) = redis_client().zrange(key, 0, -1)
+        redis_client().zadd(key, {member: soon})
+    await keeper.refresh()
+    for key in keys:
+        ((_, expires),) = redis_client().zrange(key, 0, -1, withscores=True)
+        assert expires > time.time() + socketcap.TTL_SECONDS - 5
+        assert 0 < redis_client().ttl(key) <= socketcap.TTL_SECONDS
+    # A place given back while a refresh was under way is not brought back by it.
+    gone = redis_client().zrange(keys[0], 0, -1)[0]
+    redis_client().zrem(keys[0], gone)
+    await keeper.refresh()
+    assert redis_client().zcard(keys[0]) == 0
+    task = keeper.task
+    for communicator in sockets:
+        await communicator.disconnect()
+    assert not keeper.slots
+    assert keeper.task is None
+    await asyncio.sleep(0)
+    assert task.cancelled() or task.done()
+    for _ in range(50):
+        if not any(redis_client().zcard(key) for key in keys):
+            break
+        await asyncio.sleep(0.05)
+    assert not any(redis_client().zcard(key) for key in keys)

@@ -178,6 +178,65 @@ async def test_ping_gets_a_pong_with_server_time_and_snapshot_on_request():
     await communicator.disconnect()
 
 
+async def test_a_heartbeat_is_answered_on_the_event_loop_without_a_hop_to_the_database_thread(monkeypatch):
+    """Channels' dispatch sends every message through the database thread first (aclose_old_connections); ours
+    does not: a ping is answered without it (database_sync_to_async, every read's way, closes connections itself)."""
+    import channels.consumer
+
+    hops = []
+
+    async def hop() -> None:
+        hops.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", hop)
+    table = await database_sync_to_async(fast_table)()
+    communicator = await connect(table.pk)
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "snapshot"
+    for _ in range(3):
+        await communicator.send_json_to({"type": "ping"})
+        assert (await communicator.receive_json_from(timeout=5))["type"] == "pong"
+    await communicator.send_json_to({"type": "snapshot"})
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "snapshot"
+    assert hops == []
+    await communicator.disconnect()
+
+
+async def test_replies_go_through_the_direct_writer_when_there_is_one_and_the_asgi_send_when_it_declines(monkeypatch):
+    """Under daphne a socket's replies (its snapshot, pongs) are framed once and written straight to the transport,
+    as table events are (tables.broadcast); the test communicator has no daphne behind it, so a fake writer."""
+    from tables import consumers
+    from tables.broadcast import text_frame
+
+    class Writer:
+        def __init__(self) -> None:
+            self.frames: list[bytes] = []
+            self.accept = True
+
+        def write(self, frame: bytes) -> bool:
+            if self.accept:
+                self.frames.append(frame)
+            return self.accept
+
+    writer = Writer()
+    monkeypatch.setattr(consumers, "direct_writer", lambda send: writer)
+    table = await database_sync_to_async(fast_table)()
+    communicator = await connect(table.pk)
+    await communicator.send_json_to({"type": "ping"})
+    for _ in range(100):
+        if len(writer.frames) == 2:
+            break
+        await asyncio.sleep(0.02)
+    snapshot, pong = writer.frames
+    assert json.loads(snapshot[4:])["type"] == "snapshot"  # 126 ≤ length < 65,536: a 4-byte header
+    assert pong == text_frame(pong[2:])
+    assert json.loads(pong[2:])["type"] == "pong"
+    assert await communicator.receive_nothing(timeout=0.2)
+    writer.accept = False  # e.g. autobahn has frames queued: the ordinary send, in order behind them
+    await communicator.send_json_to({"type": "ping"})
+    assert (await communicator.receive_json_from(timeout=5))["type"] == "pong"
+    await communicator.disconnect()
+
+
 async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_personal_event(clock):
     table = await database_sync_to_async(fast_table)(deal_interval_ms=0, betting_seconds=BETTING_SECONDS)
     alice = await database_sync_to_async(make_player)("alice", "100.00")
