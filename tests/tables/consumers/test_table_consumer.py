@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -49,6 +52,21 @@ BETTING_SECONDS = 15
 
 def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+@contextlib.asynccontextmanager
+async def seated_at_betting(clock, balance: str, **table_fields: Any) -> AsyncIterator[tuple[Any, ...]]:
+    """(table, alice, round, her socket, the table clock): Alice, holding ``balance``, on a socket at a table whose
+    first round is taking bets; the fake clock held at the table clock's start for the block (see BETTING_SECONDS),
+    her snapshot already read."""
+    table = await database_sync_to_async(fast_table)(**{"betting_seconds": BETTING_SECONDS, **table_fields})
+    alice = await database_sync_to_async(make_player)("alice", balance)
+    table_clock = Clock()
+    with clock.frozen_at(table_clock.now):
+        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
+        communicator = await connect(table.pk, user=alice)
+        await communicator.receive_json_from(timeout=5)
+        yield table, alice, round_, communicator, table_clock
 
 
 def signed_in_session(user) -> SessionBase:
@@ -324,13 +342,13 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
 
 
 async def test_a_player_who_disconnects_keeps_the_bet_and_sees_the_result_on_reconnect(clock):
-    table = await database_sync_to_async(fast_table)(result_seconds=30, betting_seconds=BETTING_SECONDS)
-    alice = await database_sync_to_async(make_player)("alice", "100.00")
-    table_clock = Clock()
-    with clock.frozen_at(table_clock.now):
-        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
-        communicator = await connect(table.pk, user=alice)
-        await communicator.receive_json_from(timeout=5)
+    async with seated_at_betting(clock, "100.00", result_seconds=30) as (
+        table,
+        alice,
+        round_,
+        communicator,
+        table_clock,
+    ):
         await communicator.send_json_to(
             {
                 "type": "place_bets",
@@ -388,13 +406,7 @@ async def test_bad_frames_get_error_frames_and_never_crash_the_consumer():
 
 
 async def test_place_bets_refusals_carry_the_domain_code_and_detail(clock):
-    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
-    alice = await database_sync_to_async(make_player)("alice", "5.00")
-    table_clock = Clock()
-    with clock.frozen_at(table_clock.now):
-        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
-        communicator = await connect(table.pk, user=alice)
-        await communicator.receive_json_from(timeout=5)
+    async with seated_at_betting(clock, "5.00") as (_, _, round_, communicator, _):
 
         async def attempt(**frame) -> dict:
             body = {"type": "place_bets", "round_id": round_.pk, "mode": "traditional", "idempotency_key": "x", **frame}
@@ -419,13 +431,7 @@ async def test_a_socket_confirm_takes_one_trip_to_a_worker_thread(clock, monkeyp
     # connection (with DB_POOL, one checkout) per confirm, not one for the checks and another for the bets.
     from tables import consumers
 
-    table = await database_sync_to_async(fast_table)(betting_seconds=BETTING_SECONDS)
-    alice = await database_sync_to_async(make_player)("alice", "100.00")
-    table_clock = Clock()
-    with clock.frozen_at(table_clock.now):
-        round_ = await database_sync_to_async(drive_to_state)(table, table_clock, "betting")
-        communicator = await connect(table.pk, user=alice)
-        await communicator.receive_json_from(timeout=5)
+    async with seated_at_betting(clock, "100.00") as (_, _, round_, communicator, _):
         trips: list[str] = []
 
         def counted(function, **kwargs):
