@@ -9,10 +9,12 @@
   (``eta``), so windows close and cards fall on time rather than on the next tick.
 
 An advance is *pending* for a table from when it is queued until its ``eta`` plus ``PENDING_GRACE_SECONDS`` (a key
-in Redis that expires then); the sweep queues none for a table with one pending. Without this the sweep queued a
-second advance for every table whose own follow-up had not finished by the tick, and under load half the
-worker's tasks found nothing due (bench/RESULTS.md, tables_per_worker). A follow-up lost with a dead worker is
-queued again by the sweep once its key expires.
+in Redis holding that eta, expiring then). The sweep queues none for a due table whose pending advance is already
+due (its eta has come: it is queued, running, or a little late), and does queue one when the table became due before
+the pending advance's eta (a dealer's scan, a resume or a cancel sets the deadline to now; the pending advance would
+wait for the old one). Without this the sweep queued a second advance for every table whose own follow-up had not
+finished by the tick, and under load half the worker's tasks found nothing due (bench/RESULTS.md,
+tables_per_worker). A follow-up lost with a dead worker is queued again by the sweep once its key expires.
 
 - ``risk_scan(round_id)``: the round's risk alerts (``tables.services.risk``), queued by the round's closing and
   its settlement.
@@ -54,16 +56,43 @@ def _pending_ms(eta: datetime | None, now: datetime) -> int:
     return max(1, int(1000 * (max(ahead, 0.0) + PENDING_GRACE_SECONDS)))
 
 
+def _epoch_ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+# KEYS: the due tables' pending keys; ARGV[1]: now (epoch ms), ARGV[2]: how long a claim lasts (ms). For each table:
+# 0 when an advance is pending whose eta has come (leave it), else 1 after marking one pending now.
+_CLAIM_SCRIPT = """
+local claimed = {}
+for i, key in ipairs(KEYS) do
+  local eta = redis.call('GET', key)
+  if eta and tonumber(eta) <= tonumber(ARGV[1]) then
+    claimed[i] = 0
+  else
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    claimed[i] = 1
+  end
+end
+return claimed
+"""
+_scripts: dict[int, object] = {}  # id(client) → the registered script (one client per process and URL)
+
+
 def _claim(table_ids: Sequence[int], now: datetime) -> list[int]:
-    """The tables among these with no advance pending, each now marked pending (one Redis round trip). With Redis
-    unreachable, all of them: a duplicate advance is harmless, a missing one stalls a table."""
+    """The due tables among these with no advance pending that is due too, each now marked pending (one Redis round
+    trip, atomic: two beats' sweeps at once claim a table once). With Redis unreachable, all of them: a duplicate
+    advance is harmless, a missing one stalls a table."""
     if not table_ids:
         return []
     try:
-        pipe = redis_client().pipeline(transaction=False)
-        for table_id in table_ids:
-            pipe.set(_pending_key(table_id), 1, nx=True, px=_pending_ms(None, now))
-        return [table_id for table_id, claimed in zip(table_ids, pipe.execute(), strict=True) if claimed]
+        client = redis_client()
+        script = _scripts.get(id(client))
+        if script is None:
+            script = _scripts[id(client)] = client.register_script(_CLAIM_SCRIPT)
+        claimed = script(  # type: ignore[operator]
+            keys=[_pending_key(table_id) for table_id in table_ids], args=[_epoch_ms(now), _pending_ms(None, now)]
+        )
+        return [table_id for table_id, took in zip(table_ids, claimed, strict=True) if took]
     except Exception:
         logger.warning("advance bookkeeping unavailable; queuing every due table", exc_info=True)
         return list(table_ids)
@@ -75,7 +104,7 @@ def _mark_pending(table_id: int, eta: datetime | None, now: datetime) -> None:
         if eta is None:
             redis_client().delete(_pending_key(table_id))
         else:
-            redis_client().set(_pending_key(table_id), 1, px=_pending_ms(eta, now))
+            redis_client().set(_pending_key(table_id), _epoch_ms(eta), px=_pending_ms(eta, now))
     except Exception:  # the sweep then queues a duplicate, or waits out the grace
         logger.warning("advance bookkeeping unavailable for table %s", table_id, exc_info=True)
 

@@ -93,13 +93,27 @@ def test_an_open_table_plays_round_after_round_by_itself_even_with_two_beats_and
 
 
 @pytest.mark.django_db
-def test_the_sweep_queues_no_second_advance_for_a_table_whose_own_is_pending(queued):
+def test_the_sweep_queues_no_second_advance_for_a_table_whose_own_is_due_and_pending(queued, monkeypatch):
     table = fast_table("Chained", betting_seconds=5)
     tasks.table_advance(table.pk)  # opens the window and queues its close for closes_at
-    Table.objects.filter(pk=table.pk).update(next_action_at=timezone.now() - timedelta(milliseconds=100))
+    closes_at = Round.objects.get(table=table).closes_at
+    later = closes_at + timedelta(milliseconds=300)  # the close is due, its advance not finished yet
+    monkeypatch.setattr(tasks.timezone, "now", lambda: later)
 
     assert tasks.tables_sweep() == 0  # its follow-up is pending (late, but within the grace)
     assert len(queued) == 1
+
+
+@pytest.mark.django_db
+def test_a_table_due_before_its_pending_advance_is_queued_at_once(queued):
+    """A dealer's scan, a resume or a cancel sets the deadline to now: the advance pending for the old deadline would
+    wait for it, so the sweep queues one now (the live dealer's cards and the supervisor's calls wait on this)."""
+    table = fast_table("Moved", betting_seconds=60)
+    tasks.table_advance(table.pk)  # its close is pending for a minute from now
+    Table.objects.filter(pk=table.pk).update(next_action_at=timezone.now())
+
+    assert tasks.tables_sweep() == 1
+    assert tasks.tables_sweep() == 0  # and once: that one is pending now
 
 
 @pytest.mark.django_db
