@@ -264,15 +264,23 @@ class TableConsumer(GuardedJsonConsumer):
         Twisted registers the socket for writing and writes it on the next turn, about half of a heartbeat's
         cost in daphne with 10,000 sockets (bench/sockets_per_daphne.py). The order of frames is kept: both
         paths write to the transport as they are called."""
-        writer = self.writer
-        if writer is not None and not close:
-            try:
-                if writer.write(text_frame(json.dumps(content).encode())):
-                    return
-            except Exception:  # the fast path broke (a dependency changed?): this socket leaves it
-                self.writer = None
-                logger.exception("table %s: direct write of a reply failed; using the ASGI send", self.table_id)
+        if not close and self.writer is not None and self.write_direct(text_frame(json.dumps(content).encode())):
+            return
         await super().send_json(content, close=close)
+
+    def write_direct(self, frame: bytes) -> bool:
+        """Write a ready WebSocket frame straight to daphne's transport (tables.broadcast): True when it was sent
+        now or queued in order behind earlier bytes. False when this socket has no direct path, or when it just
+        broke (a dependency changed?): the socket then uses the ASGI send from now on."""
+        writer = self.writer
+        if writer is None:
+            return False
+        try:
+            return writer.write(frame)
+        except Exception:
+            self.writer = None
+            logger.exception("table %s: direct write failed; using the ASGI send", self.table_id)
+            return False
 
     async def disconnect(self, code: int) -> None:
         self.release_socket_slot()

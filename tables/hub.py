@@ -262,15 +262,10 @@ class TableHub(ProcessHub):
                     consumer.backlog.append((message.get("epoch"), message.get("seq"), frame))
                     continue
                 try:
-                    writer = consumer.writer
-                    if writer is not None:
+                    if consumer.writer is not None:
                         raw = raw if raw is not None else text_frame(text.encode())
-                        try:
-                            if writer.write(raw):  # sent now (or queued in order behind earlier bytes)
-                                continue
-                        except Exception:  # the fast path broke (a dependency changed?): this socket leaves it
-                            consumer.writer = None
-                            logger.exception("table %s: direct write failed; using the ASGI send", self.table_id)
+                        if consumer.write_direct(raw):
+                            continue
                     elif consumer.protocol is not None and too_slow(consumer.protocol):
                         continue
                     await consumer.base_send(frame)
