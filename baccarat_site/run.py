@@ -176,9 +176,14 @@ class Supervisor:
         return [name for name in names if not self.started[name].is_set()]
 
     def stop(self, timeout: float = 10) -> None:
+        """Ask each component to stop, then kill what is left of it after ``timeout``.
+
+        The polite SIGTERM goes to the component's own process only: Celery's worker then finishes the tasks its pool
+        is running (a warm shutdown). Sent to the whole group, it killed the pool's children mid-task as well
+        (``WorkerLostError``). The SIGKILL after the timeout goes to the group, so that nothing is left behind."""
         for proc in self.procs.values():
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
+                proc.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + timeout
         for proc in self.procs.values():
             try:

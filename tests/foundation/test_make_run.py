@@ -137,10 +137,27 @@ def test_make_run_installs_only_the_runtime_requirements_and_the_checks_install_
 READY_BLOCK = ("casino ready in ", "players: demo1 / demo2 / demo3", "staff at /admin/: ", "Ctrl-C stops everything")
 
 
+def _requeued_at_stop(line: str, output: str) -> bool:
+    """Kombu's warning for a message that reached the worker just as Ctrl-C cancelled its consumer. Kombu puts the
+    message back on its queue (``basic_reject(requeue=True)``), so nothing is lost; it is only allowed after
+    "stopping…"."""
+    stop = output.find("[   run] stopping…")
+    return (
+        stop >= 0
+        and output.find(line, stop) >= 0
+        and "Requeuing undeliverable message for queue 'celery': No consumers." in line
+    )
+
+
 def quiet_start_problems(output: str) -> list[str]:
-    """What is wrong with the output of a clean `make run` up to its Ctrl-C: a warning anywhere, a component that did
-    not log its start before "ready", or anything after the ready block (Celery's ticks)."""
-    problems = [f"a warning: {line}" for line in output.splitlines() if "warn" in line.lower()]
+    """What is wrong with the output of a clean `make run` and its Ctrl-C: a warning, an error or a traceback anywhere,
+    a component that did not log its start before "ready", or anything between the ready block and the Ctrl-C
+    (Celery's ticks)."""
+    problems = [
+        f"a warning or an error: {line}"
+        for line in output.splitlines()
+        if any(word in line.lower() for word in ("warn", "error", "traceback")) and not _requeued_at_stop(line, output)
+    ]
     lines = [line for line in output.split("[   run] stopping…")[0].splitlines() if line.strip()]
     tail = [line.removeprefix("[   run] ") for line in lines[-len(READY_BLOCK) :]]
     if [line[: len(start)] for line, start in zip(tail, READY_BLOCK, strict=False)] != list(READY_BLOCK):
@@ -150,6 +167,21 @@ def quiet_start_problems(output: str) -> list[str]:
         if not any(line.startswith(prefix) and started in line for line in lines[:ready_at]):
             problems.append(f"{prefix} did not log its start before the ready line")
     return problems
+
+
+def test_the_quiet_start_check_flags_errors_at_the_stop_and_allows_only_kombus_requeue_after_it():
+    started = [
+        "[worker] [2026-11-27 15:28:36,518: INFO/MainProcess] worker-1@vm ready.",
+        "[  beat] [2026-11-27 15:28:35,125: INFO/MainProcess] beat: Starting...",
+        *(f"[   run] {line}" for line in READY_BLOCK),
+        "[   run] stopping…",
+    ]
+    requeued = "[worker] [x: WARNING/MainProcess] Requeuing undeliverable message for queue 'celery': No consumers."
+    lost = "[worker] [x: ERROR/MainProcess] Process 'ForkPoolWorker-1' pid:5313 exited with 'signal 15 (SIGTERM)'"
+    assert quiet_start_problems("\n".join([*started, requeued, "[   run] bye"])) == []
+    assert quiet_start_problems("\n".join([*started, lost, "[   run] bye"])) == [f"a warning or an error: {lost}"]
+    before = quiet_start_problems("\n".join([requeued, *started]))
+    assert before == [f"a warning or an error: {requeued}"]
 
 
 @pytest.mark.slow

@@ -95,3 +95,38 @@ def test_a_web_server_that_dies_or_stays_silent_is_reported_not_called_ready(tmp
         silent.wait()
     assert problem.startswith(f"{url} did not answer within")
     assert "nothing answered" in problem
+
+
+LEADER_WITH_A_CHILD = """
+import pathlib, signal, subprocess, sys, time
+marks = pathlib.Path(sys.argv[1])
+child = subprocess.Popen([sys.executable, "-c", '''
+import pathlib, signal, sys, time
+marks = pathlib.Path(sys.argv[1])
+signal.signal(signal.SIGTERM, lambda *a: (marks.open("a").write("child got SIGTERM\\\\n"), sys.exit(0)))
+marks.open("a").write("child up\\\\n")
+time.sleep(60)
+''', str(marks)])
+def finish(*a):
+    marks.open("a").write("leader got SIGTERM\\n")
+    child.kill()  # the leader stops its own children, as Celery's worker stops its pool
+    child.wait()
+    sys.exit(0)
+signal.signal(signal.SIGTERM, finish)
+time.sleep(60)
+"""
+
+
+def test_stop_asks_each_component_to_stop_and_leaves_its_children_to_it(tmp_path):
+    """Celery's worker finishes its pool's running tasks when *it* gets SIGTERM; a SIGTERM sent to the whole process
+    group killed the pool's children mid-task (``WorkerLostError`` when a Ctrl-C came while a task ran)."""
+    marks = tmp_path / "marks"
+    leader = [sys.executable, "-c", LEADER_WITH_A_CHILD, str(marks)]
+    supervisor = run.Supervisor({"leader": leader}, log=lambda *a: None)
+    supervisor.start_all()
+    deadline = time.monotonic() + 15
+    while "child up" not in (marks.read_text() if marks.exists() else ""):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    supervisor.stop(timeout=10)
+    assert marks.read_text().splitlines() == ["child up", "leader got SIGTERM"]
