@@ -46,18 +46,33 @@ def redis_client() -> Any:
     return client
 
 
+#: Connections of one async client (one per event loop) and how long a command waits for one of them. A daphne's
+#: connect storm (thousands of sockets at once, after another process's loss) takes a socket-cap and a presence
+#: command each: past redis-py's pool of 100 they failed with "Too many connections" (the cap let those sockets in
+#: unchecked); they now queue for a connection.
+ASYNC_POOL_SIZE = 100
+ASYNC_POOL_WAIT_SECONDS = 10.0
+
+
 def async_redis_client(**options: Any) -> Any:
     """A new redis.asyncio client for ``settings.REDIS_URL`` or the sentinels' primary, with these connection
-    options. Its connections belong to the running event loop: keep one per loop (tables.presence does)."""
+    options, on a blocking pool (``ASYNC_POOL_SIZE``). Its connections belong to the running event loop: keep one
+    per loop (tables.presence does)."""
     import redis.asyncio  # inside: importing redis costs about 120 ms
 
+    pool = {"max_connections": ASYNC_POOL_SIZE, "timeout": ASYNC_POOL_WAIT_SECONDS, **options}
     sentinel = _sentinel()
     if sentinel is None:
-        return redis.asyncio.Redis.from_url(settings.REDIS_URL, **options)
+        return redis.asyncio.Redis(
+            connection_pool=redis.asyncio.BlockingConnectionPool.from_url(settings.REDIS_URL, **pool)
+        )
     import redis.asyncio.sentinel
 
+    class BlockingSentinelPool(redis.asyncio.sentinel.SentinelConnectionPool, redis.asyncio.BlockingConnectionPool):
+        """The sentinels' primary, on a pool that waits for a free connection (redis-py has no such class)."""
+
     manager = redis.asyncio.sentinel.Sentinel(list(sentinel.sentinels), sentinel_kwargs=sentinel.sentinel_kwargs)
-    return manager.master_for(sentinel.master, db=sentinel.db, **options)
+    return manager.master_for(sentinel.master, db=sentinel.db, connection_pool_class=BlockingSentinelPool, **pool)
 
 
 class SentinelCacheClient(RedisCacheClient):
