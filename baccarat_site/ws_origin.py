@@ -5,14 +5,13 @@ page is; Channels' ``AllowedHostsOriginValidator`` compared the origin's host on
 another port or over plain HTTP on an allowed name could open a signed-in socket and bet. Here the origin must
 be exactly the address the socket itself was opened to (``Host`` header, which must be an allowed host, and
 the connection's scheme), or one listed in ``CSRF_TRUSTED_ORIGINS``. Clients that send no ``Origin`` are
-refused, as before.
+refused, as before. ``baccarat_site.ws_gate.SocketGate`` applies the rule to every socket.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
@@ -55,15 +54,3 @@ def origin_allowed(scope: dict[str, Any]) -> bool:
         name = proxy_header[0].removeprefix("HTTP_").replace("_", "-").lower().encode()
         secure = headers.get(name, b"").decode("latin-1").split(",")[0].strip() == proxy_header[1]
     return wanted == _normalise("https" if secure else "http", host)
-
-
-class SameOriginValidator:
-    """ASGI middleware: WebSocket connections whose origin is not this site are denied (closed at connect)."""
-
-    def __init__(self, application: Any) -> None:
-        self.application = application
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        if scope["type"] == "websocket" and not origin_allowed(scope):
-            return await WebsocketDenier()(scope, receive, send)
-        return await self.application(scope, receive, send)
