@@ -8,8 +8,9 @@ per player and per address (``tables.socketcap``, 4430). Nothing a client sends 
 :class:`TableConsumer`: anyone may watch. The table's events reach a socket through its process's
 :class:`tables.hub.TableHub` (one member of ``table_<id>`` per process, each frame encoded once and written to
 every local socket, ``tables.broadcast``); a signed-out watcher has no channel of its own at all. A signed-in
-player's socket also joins ``user_<id>``, for ``round.settled`` (of this table only) and ``session.ended`` (a
-sign-out or a password change: the close 4401). On connect the socket gets a snapshot (the hub's, with the
+player's socket also joins ``user_<id>``, for ``round.settled`` (of this table; another table's becomes a
+``wallet.changed``), ``wallet.changed`` (a confirm at any table) and ``session.ended`` (a sign-out or a password
+change: the close 4401). On connect the socket gets a snapshot (the hub's, with the
 recent ``chat``, plus the player's own part), then the events that arrived meanwhile which the snapshot does not
 already hold (by epoch and ``seq``). Client frames: ``ping``, ``snapshot``, ``place_bets`` (the session read
 again and the confirm rate shared with REST, then ``tables.services.placement.bet_place``) and ``chat.send``
@@ -68,8 +69,9 @@ CLOSE_SIGNED_OUT = 4401  # the session that opened the socket signed out, or its
 CLOSE_TOO_MANY_SOCKETS = 4430  # over WS_MAX_SOCKETS_PER_PLAYER or _PER_ADDRESS (4429 is the frame flood)
 
 
-# Personal events arrive on user_<id>; a player at two tables gets each table's own only.
-PERSONAL_EVENTS = frozenset({"round.settled"})
+# Personal events arrive on user_<id>. ``round.settled`` reaches the player's sockets at its own table only; at
+# their other tables it becomes a ``wallet.changed`` (the balance moved), as a confirm at any table is.
+PERSONAL_EVENTS = frozenset({"round.settled", "wallet.changed"})
 
 
 def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
@@ -316,8 +318,10 @@ class TableConsumer(GuardedJsonConsumer):
         if message["type"] in PERSONAL_EVENTS:
             if self.ended:  # closed for a sign-out: nothing personal, even before the disconnect arrives
                 return
-            if message.get("table_id", self.table_id) != self.table_id:
-                return
+            other_table = message.get("table_id", self.table_id) != self.table_id
+            if message["type"] == "round.settled" and other_table:
+                keys = ("table_id", "round_id", "server_time")
+                message = {"type": "wallet.changed", **{key: message[key] for key in keys if key in message}}
             # The table event sent before it (round.result before round.settled) may still be being written
             # to this process's sockets: let it reach this one first.
             hub = TableHub.find(self)

@@ -7,8 +7,8 @@ An event is a dict whose ``type`` is the docs/api.md frame type (``round.opened`
 - the table chat (``table_chat_event``: ``chat.message``, ``chat.deleted``) to the same group, with no ``seq``:
   it is not part of the round's state;
 - a small ``lobby.table`` note to the ``lobby`` group for the table events a lobby tile shows (tables/lobby.py);
-- personal events (``round.settled``) to ``user_<id>``, many at once (``user_events_send``: only to groups with
-  a socket in them).
+- personal events to ``user_<id>``: ``round.settled``, many at once (``user_events_send``: only to groups with
+  a socket in them), and ``wallet.changed`` after a confirm (``wallet_changed``).
 
 Synchronous code (services, Celery) sends on one long-lived event loop per process (``run_async``), so the layer's
 Redis connections are made once. ``bets.totals`` is throttled per round: the first change after a quiet period
@@ -263,6 +263,16 @@ def bets_changed(*, table_id: int, round_id: int) -> None:
     # After the commit, and under WSGI after the confirm's response has gone out: the player does not wait
     # for the throttle's round trip, nor for the totals a leading edge reads and sends.
     transaction.on_commit(lambda: after_response(lambda: _bets_changed_now(table_id, round_id)), robust=True)
+
+
+def wallet_changed(*, user_id: int, table_id: int, round_id: int, idempotency_key: str) -> None:
+    """The player's bets at ``table_id`` just took chips from their wallet (called by ``bet_place``): tell the
+    player's other pages (another device, another table's tab) with a personal ``wallet.changed`` on
+    ``user_<id>``, after commit and under WSGI after the confirm's response. It carries no balance: a page that
+    did not send ``idempotency_key`` itself asks for a snapshot, so the balance it shows is read after this
+    commit and two such events arriving out of order cannot leave an older balance on screen."""
+    event = {"type": "wallet.changed", "table_id": table_id, "round_id": round_id, "idempotency_key": idempotency_key}
+    transaction.on_commit(lambda: after_response(lambda: send_now(user_group(user_id), event)), robust=True)
 
 
 def bets_totals_flush() -> int:

@@ -414,6 +414,7 @@ def _place(
             ],
         )
     _announce_bets_changed(table_id=table_id, round_id=round_id)
+    events.wallet_changed(user_id=user.pk, table_id=table_id, round_id=round_id, idempotency_key=key)
     return placed
 
 

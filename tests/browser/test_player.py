@@ -543,3 +543,47 @@ def test_on_a_phone_the_table_fits_the_screen_and_keeps_the_betting_controls_in_
     for selector in ("#confirm", "#chips", "#countdown"):
         expect(page.locator(selector)).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "table-390.png"))
+
+
+def test_a_confirm_and_a_settlement_reach_the_players_other_pages_without_a_reload(
+    casino_url, page, player, new_table, console_errors
+):
+    """Carol has the table open on two devices (here: two tabs of one session) and a second table in a third.
+    Her bets on one page show on the other at the same table, and every page's balance follows the wallet: after
+    the confirm, and after the settlement at the first table (which the second table's page hears about only as a
+    ``wallet.changed``)."""
+    log_in(page, casino_url, "carol")
+    table = new_table("Two devices", betting_seconds=10)
+    other_table = new_table("Third tab", betting_seconds=120)  # its window stays open all the test
+    other_device, third_tab = page.context.new_page(), page.context.new_page()
+    for extra in (other_device, third_tab):
+        extra.set_default_timeout(20_000)
+        console_errors.watch(extra)
+    open_table(page, casino_url, table)
+    open_table(other_device, casino_url, table)
+    open_table(third_tab, casino_url, other_table)
+    for each in (page, other_device, third_tab):
+        expect(each.locator("#balance")).to_have_text("10,000.00")
+
+    wait_for_betting(page, min_left=6)
+    wait_for_betting(other_device, min_left=4)
+    # Both sides: whoever wins (or a tie's push), the settlement pays something back, so it moves the balance.
+    chip(page, 25)
+    spot(page, "player").click()
+    spot(page, "banker").click()
+    page.click("#confirm")
+    expect(page.locator("#notice")).to_have_text("Bets confirmed")
+    round_id = int(page.get_attribute("#table", "data-round-id"))  # a slow click may have waited for the next
+    assert Bet.objects.filter(round_id=round_id, user=player).count() == 2
+    for each in (page, other_device, third_tab):
+        expect(each.locator("#balance")).to_have_text("9,950.00")
+    # The other device shows the bets as its own: on the board and in its list.
+    expect(other_device.locator("[data-confirmed-for=player]")).to_have_text("25.00")
+    expect(other_device.locator("[data-confirmed-for=banker]")).to_have_text("25.00")
+    expect(other_device.locator("#my-bets li[data-status=open]")).to_have_count(2)
+
+    wait_until(lambda: Round.objects.filter(pk=round_id, state="settled").exists(), message="the settlement")
+    settled = Decimal(wallet_balance(user=player)["balance"])
+    assert settled > START - Decimal("50.00")
+    for each in (page, other_device, third_tab):
+        expect(each.locator("#balance")).to_have_text(f"{settled:,.2f}")

@@ -7,6 +7,7 @@ import { violations } from "./board.js";
 import { setDisabled, setText } from "./render.js";
 import { play } from "./sound.js";
 import { inDoubt } from "./state.js";
+import { keySent } from "./wallet.js";
 
 /** `t`: the table (client.js): `$`, `find`, `root`, `config`, `options`, `S`, `board`, `render`, `live`. */
 export function createBetSlip(t) {
@@ -115,6 +116,7 @@ export function createBetSlip(t) {
     const fingerprint = JSON.stringify([roundId, body]);
     if (!S.batch || S.batch.fingerprint !== fingerprint) {
       S.batch = { key: window.Casino.uuid(), fingerprint, body, roundId, doubt: false };
+      keySent(S.batch.key); // its wallet.changed comes back to this page too: the answer says it all
     }
     const batch = S.batch;
     let response;

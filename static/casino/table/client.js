@@ -6,7 +6,8 @@
  *   frames.js    the WebSocket frames: which frame changes what, in what order
  *   render.js    the DOM: stage, result, my bets, notices, shoe, roads
  *   betslip.js   pending and confirmed stakes, Undo / Clear / Repeat / Double, Confirm (one key per batch)
- *   dealer.js    a live dealer's table: the dealer's name, the video (video.js), the shoe being shuffled */
+ *   dealer.js    a live dealer's table: the dealer's name, the video (video.js), the shoe being shuffled
+ *   wallet.js    the balance when it moved elsewhere (another device, another table) */
 import { fill, formatMoney } from "../format.js";
 import { createBetSlip } from "./betslip.js";
 import { createDealer } from "./dealer.js";
@@ -20,6 +21,7 @@ import { Reveal } from "./reveal.js";
 import { askMarks, previewAsk } from "./roads.js";
 import { play, setSound, soundOn } from "./sound.js";
 import { createState } from "./state.js";
+import { createWalletFollower } from "./wallet.js";
 
 /** One table on a page. `root`: the table's element (its data-round-state, data-round-id, data-connected are
  * the hooks); `config`: what the server rendered (see table_board); `options`:
@@ -42,6 +44,7 @@ function createTable(root, config, options) {
   const { $, S } = t;
   t.render = createRenderer(t);
   t.slip = createBetSlip(t);
+  t.wallet = createWalletFollower(t);
 
   t.board = new Board($("board"), config, {
     signedIn,

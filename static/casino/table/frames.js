@@ -167,6 +167,9 @@ export function createFrames(t) {
       r.renderMyBets();
       r.showNet(S.myBets);
     },
+    "wallet.changed": (frame) => {
+      if (signedIn) t.wallet.changed(frame); // bets or a settlement elsewhere: read the balance again
+    },
     "round.cancelled": (frame) => {
       if (!S.round || frame.round_id !== S.round.id) return;
       t.slip.keepUnplaced();

@@ -119,6 +119,7 @@ export function createRenderer(t) {
   function setBalance(value) {
     if (!signedIn || value === undefined || value === null) return;
     S.balance = cents(value);
+    S.balanceSets += 1; // wallet.js: a read of /api/wallet/ begun before this may be older
     $("balance").textContent = formatMoney(value);
     if (t.options.onBalance) t.options.onBalance(value);
   }

@@ -25,6 +25,7 @@ export function createState() {
     shoe: null,
     roads: null,
     balance: null, // cents
+    balanceSets: 0, // how many balances the server has sent so far (wallet.js)
     myBets: [], // this round's confirmed bets, as the server sent them
     settled: new Set(), // rounds whose personal settlement was shown
     unplaced: null, // pending chips that missed the close, put back when the next round opens

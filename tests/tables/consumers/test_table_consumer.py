@@ -281,7 +281,11 @@ async def test_a_whole_round_arrives_in_order_and_only_the_player_gets_the_perso
     )
 
     seen = before_settlement + await frames_until(player, "round.settled")
-    types = [f["type"] for f in seen if f["type"] not in {"bets.totals", "bets.confirmed"}]
+    # Her own confirm comes back as a wallet.changed too (the page that sent its key skips it).
+    assert [f["idempotency_key"] for f in seen if f["type"] == "wallet.changed"] == [
+        before_settlement[-1]["idempotency_key"]
+    ]
+    types = [f["type"] for f in seen if f["type"] not in {"bets.totals", "bets.confirmed", "wallet.changed"}]
     dealt = types.count("card.dealt")
     assert 4 <= dealt <= 6
     assert types == [
@@ -485,7 +489,7 @@ async def test_a_flood_is_rate_limited_and_then_disconnected():
     await communicator.disconnect(code=4429)
 
 
-async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there(clock):
+async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there_and_elsewhere_a_wallet_change(clock):
     first = await database_sync_to_async(fast_table)("First", deal_interval_ms=0, betting_seconds=BETTING_SECONDS)
     second = await database_sync_to_async(fast_table)("Second")
     alice = await database_sync_to_async(make_player)("alice", "100.00")
@@ -497,7 +501,14 @@ async def test_a_player_at_two_tables_gets_each_tables_settlement_only_there(clo
         await database_sync_to_async(place)(alice, round_.pk, ("player", "5.00"))
     await database_sync_to_async(drive_to_state)(first, table_clock, "settled")
 
-    assert await at_second.receive_nothing(timeout=0.5)
+    # At the second table only that her wallet changed, twice (the bet, the settlement): no bets, no balance.
+    heard = []
+    while not await at_second.receive_nothing(timeout=0.5):
+        heard.append(await at_second.receive_json_from())
+    assert [(frame["type"], frame["table_id"], frame["round_id"]) for frame in heard] == [
+        ("wallet.changed", first.pk, round_.pk)
+    ] * 2
+    assert not any("bets" in frame or "balance" in frame for frame in heard)
     assert (await database_sync_to_async(latest_round)(first)).state == "settled"
     await at_second.disconnect()
 
@@ -764,4 +775,57 @@ async def test_socket_confirms_count_against_the_same_per_player_rate_as_rest(se
     assert 0 < replies[3]["retry_after"] <= 60
     assert await database_sync_to_async(balance_of)(alice) == 85
     for socket in sockets:
+        await socket.disconnect()
+
+
+async def frame_of_type(communicator: WebsocketCommunicator, kind: str, timeout: float = 5) -> dict:
+    """The first ``kind`` frame, skipping the others (table events, totals)."""
+    while True:
+        frame = await communicator.receive_json_from(timeout=timeout)
+        if frame["type"] == kind:
+            return frame
+
+
+async def test_a_confirm_tells_the_players_other_sockets_at_every_table_that_the_wallet_changed(clock):
+    async with seated_at_betting(clock, "100.00") as (table, alice, round_, here, _):
+        elsewhere_table = await database_sync_to_async(fast_table)(name="Elsewhere")
+        elsewhere = await connect(elsewhere_table.pk, user=alice)
+        await elsewhere.receive_json_from(timeout=5)
+        second_device = await connect(table.pk, user=alice)
+        await second_device.receive_json_from(timeout=5)
+        watcher = await connect(table.pk)
+        await watcher.receive_json_from(timeout=5)
+
+        bet = _bet_frame(round_.pk)
+        await here.send_json_to(bet)
+        assert (await frame_of_type(here, "bets.confirmed"))["balance"] == "95.00"
+        expected = {"table_id": table.pk, "round_id": round_.pk, "idempotency_key": bet["idempotency_key"]}
+        for socket in (second_device, elsewhere, here):  # the page that sent the key skips its own
+            changed = await frame_of_type(socket, "wallet.changed")
+            assert {key: changed[key] for key in expected} == expected
+            assert "balance" not in changed  # the page reads it after this commit, in order
+        while not await watcher.receive_nothing(timeout=0.3):
+            assert (await watcher.receive_json_from())["type"] != "wallet.changed"
+    for socket in (here, second_device, elsewhere, watcher):
+        await socket.disconnect()
+
+
+async def test_a_settlement_at_another_table_reaches_a_socket_as_wallet_changed_without_the_bets():
+    table, other = await database_sync_to_async(fast_table)(), await database_sync_to_async(fast_table)(name="Other")
+    alice = await database_sync_to_async(make_player)("alice", "20.00")
+    here, there = await connect(table.pk, user=alice), await connect(other.pk, user=alice)
+    for socket in (here, there):
+        await socket.receive_json_from(timeout=5)
+    settled = {"type": "round.settled", "table_id": table.pk, "round_id": 9, "balance": "40.00", "bets": [{"id": 1}]}
+    await get_channel_layer().group_send(f"user_{alice.pk}", settled)
+    assert (await here.receive_json_from(timeout=5))["type"] == "round.settled"
+    changed = await there.receive_json_from(timeout=5)
+    assert {key: changed[key] for key in ("type", "table_id", "round_id")} == {
+        "type": "wallet.changed",
+        "table_id": table.pk,
+        "round_id": 9,
+    }
+    assert "bets" not in changed
+    assert "balance" not in changed
+    for socket in (here, there):
         await socket.disconnect()
