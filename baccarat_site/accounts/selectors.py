@@ -42,7 +42,7 @@ def personal_limits_of(*, user: Any) -> dict[str, str] | None:
 
 @dataclass(frozen=True)
 class AccountHeader:
-    balance: str  # "1,234.00"
+    balance: str | None  # "1,234.00"; None for staff, who do not play (a dealer's console showed "0.00")
     sound: str  # "on" | "off"
     # The player's reality check (accounts.limits): every so many minutes from the session's start (their latest
     # sign-in), every page reminds them how long they have played (base.html, reality-check.js). None: off.
@@ -73,7 +73,7 @@ def account_header(*, user: Any) -> AccountHeader:
     ) or {"sound": False, "every": None, "since": None}
     every = row["every"] if row["since"] is not None else None
     return AccountHeader(
-        balance=display(wallet_balance(user=user)["balance"]),
+        balance=None if user.is_staff else display(wallet_balance(user=user)["balance"]),
         sound="on" if row["sound"] else "off",
         reality_every=int(every) if every is not None else None,
         reality_since=row["since"] if every is not None else None,

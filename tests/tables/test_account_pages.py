@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.utils import translation
 
 from baccarat_site.accounts.models import Profile
-from tests.factories import make_table, make_user, make_variant
+from tests.factories import make_staff, make_table, make_user, make_variant
 from wallets import services as wallet_services
 from wallets.models import LedgerTransaction, Wallet
 
@@ -352,3 +352,16 @@ def test_the_refill_api(client, table, player):
     assert 3590 <= body["retry_after"] <= 3600
     assert balance_of(player) == Decimal("1.00")
     assert client.get("/api/wallet/refill/").status_code == 405
+
+
+def test_staff_have_no_play_money_in_the_header_or_on_their_profile(client, table, player):
+    """A dealer, an operator or a cashier does not play: their header showed a wallet of 0.00 on every page (the
+    dealer's console too), and their profile a refill button."""
+    client.force_login(make_staff("dora", "Dealers"))
+    for path in ("/", f"/tables/{table.id}/", "/accounts/profile/"):
+        page = text(client.get(path))
+        assert "data-header-balance" not in page, path
+    assert 'id="refill"' not in text(client.get("/accounts/profile/"))
+    client.force_login(player)
+    assert "data-header-balance" in text(client.get("/"))
+    assert 'id="refill"' in text(client.get("/accounts/profile/"))
