@@ -7,8 +7,9 @@ confirm of the round), next to the same loop on an earlier commit measured in th
 simplification had to match). The script checks that commit out in a temporary git worktree and runs the
 loop there and here alternately, each run in a fresh scratch database (``baccarat_confirm_*`` on the
 configured PostgreSQL), and prints the median per confirm of each run and the median of those medians.
-The first 50 confirms of a run warm it up and are not counted. The table's fan-out (``events.bets_changed``)
-is switched off: this measures the money path, not Redis."""
+The first 50 confirms of a run warm it up and are not counted. The table's fan-out (``events.bets_changed``) and
+the note to the player's other pages (``events.wallet_changed``) are switched off: this measures the money path,
+not Redis."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def loop(confirms: int) -> list[float]:
     from wallets.services import wallet_deposit
 
     events.bets_changed = lambda **kwargs: None  # the money path alone
+    events.wallet_changed = lambda **kwargs: None  # (the player's other pages: an announcement, as the totals)
     rng = random.Random(7)
     users = []
     for i in range(confirms):
