@@ -29,7 +29,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from baccarat_site import embedded
+from baccarat_site import daphne_server, embedded
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     level = "debug" if os.environ.get("LOG_LEVEL", "").strip().upper() == "DEBUG" else "info"
     celery = [str(BIN / "celery"), "-A", "baccarat_site", *([] if verbose else ["--quiet"])]
     commands = {
-        "web": [str(BIN / "daphne"), "-b", args.host, "-p", str(args.port), "baccarat_site.asgi:application"],
+        "web": daphne_server.command(args.host, args.port, python=BIN / "python"),
         "worker": [
             *celery,
             "worker",

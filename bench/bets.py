@@ -53,9 +53,11 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from baccarat_site import daphne_server  # noqa: E402
+
 # Django, and the project's modules that need it, are imported inside the functions that use them: the
 # scratch database's settings exist only once django_setup() has run.
-
 from bench.chips import chip_batch, chip_stack, rack  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
@@ -115,8 +117,7 @@ def server_command(server: str, port: int, workers: int) -> list[str]:
             *("-b", f"{LOOPBACK}:{port}", "-w", str(workers), "--log-level", "warning"),
             "baccarat_site.wsgi:application",
         ]
-    daphne = str(Path(sys.executable).with_name("daphne"))
-    return [daphne, "-b", LOOPBACK, "-p", str(port), "--verbosity", "0", "baccarat_site.asgi:application"]
+    return daphne_server.command(LOOPBACK, port, "--verbosity", "0")
 
 
 def process_tree(pids: list[int]) -> list[int]:

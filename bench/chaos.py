@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 # scratch database's settings exist only once django_setup() has run.
 BIN = Path(sys.executable).parent
 
-from baccarat_site import embedded  # noqa: E402
+from baccarat_site import daphne_server, embedded  # noqa: E402
 from bench.chips import chip_stack, rack  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.scratch import stop_groups  # noqa: E402
@@ -96,7 +96,7 @@ class System:
             ]
         if name.startswith("daphne"):
             port = self.web_ports[int(name[-1])]
-            return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "baccarat_site.asgi:application"]
+            return daphne_server.command("127.0.0.1", port, python=BIN / "python")
         if name == "worker":
             return [
                 str(BIN / "celery"),

@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 # Django, and the project's modules that need it, are imported inside the functions that use them: the
 # scratch database's settings exist only once django_setup() has run.
 
+from baccarat_site import daphne_server  # noqa: E402
 from bench._sockets import RawClient, open_client  # noqa: E402
 from bench.fanout import LOOPBACK, Processes, cpu_seconds, free_port, percentile, summary, wait_listening  # noqa: E402
 from bench.results import record  # noqa: E402
@@ -214,13 +215,10 @@ def run(args: argparse.Namespace) -> int:
         env["DB_POOL"] = "1"
     logs = Path(tempfile.mkdtemp(prefix="chat-bench-"))
     procs = Processes(env, logs)
-    bin_dir = Path(sys.executable).parent
     load_before = os.getloadavg()
     try:
         port = free_port()
-        proc = procs.start(
-            "daphne", [str(bin_dir / "daphne"), "-b", LOOPBACK, "-p", str(port), "baccarat_site.asgi:application"]
-        )
+        proc = procs.start("daphne", daphne_server.command(LOOPBACK, port))
         wait_listening(port, proc, logs / "daphne.log")
         cpu_before = cpu_seconds(proc.pid)
         result = asyncio.run(measure(args, f"ws://{LOOPBACK}:{port}/ws/tables/{table_id}/", cookies, table_id))

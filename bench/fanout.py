@@ -59,9 +59,11 @@ from websockets.asyncio.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from baccarat_site import daphne_server  # noqa: E402
+
 # Django, and the project's modules that need it, are imported inside the functions that use them: the
 # scratch database's settings exist only once django_setup() has run.
-
 from bench._sockets import RawClient, open_client  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
@@ -413,7 +415,7 @@ def run(args: argparse.Namespace) -> Measures:
             ports.append(port)
             proc = procs.start(
                 f"daphne{i}",
-                [str(bin_dir / "daphne"), "-b", LOOPBACK, "-p", str(port), "baccarat_site.asgi:application"],
+                daphne_server.command(LOOPBACK, port),
             )
             wait_listening(port, proc, logs / f"daphne{i}.log")
         celery = str(bin_dir / "celery")

@@ -55,9 +55,11 @@ from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from baccarat_site import daphne_server  # noqa: E402
+
 # Django, and the project's modules that need it, are imported inside the functions that use them: the
 # scratch database's settings exist only once django_setup() has run.
-
 from bench.results import record  # noqa: E402
 from bench.scratch import django_setup, drop_database, recreate_database, service_urls, stop_groups  # noqa: E402
 from tables.engine import BET_TYPES, commitment, facts_of, new_shoe, outcome_marks, roads  # noqa: E402
@@ -468,8 +470,7 @@ def scratch_casino(db_name: str, prefix: str, *, keep_db: bool = False) -> Itera
     log = Path(tempfile.mkdtemp(prefix=f"{db_name}-")) / "daphne.log"
     port = free_port()
     procs: list[subprocess.Popen] = []
-    daphne = str(Path(sys.executable).parent / "daphne")
-    command = [daphne, "-b", LOOPBACK, "-p", str(port), "baccarat_site.asgi:application"]
+    command = daphne_server.command(LOOPBACK, port)
     try:
         with log.open("wb") as out:
             procs.append(

@@ -36,6 +36,7 @@ import struct
 from typing import Any
 
 from autobahn.websocket.protocol import WebSocketServerProtocol
+from daphne.server import Server as DaphneServer
 from twisted.internet import tcp
 from twisted.web.http import HTTPChannel
 
@@ -172,7 +173,7 @@ def daphne_protocol(send: Any) -> tuple[Any, str]:
     if not isinstance(send, functools.partial) or len(send.args) != 1:
         return None, "not daphne's send (another server, or a test communicator)"
     server = getattr(send.func, "__self__", None)
-    if getattr(send.func, "__name__", "") != "handle_reply" or type(server).__module__ != "daphne.server":
+    if getattr(send.func, "__name__", "") != "handle_reply" or not isinstance(server, DaphneServer):
         return None, "daphne's send has changed shape"
     protocol = send.args[0]
     if not isinstance(protocol, WebSocketServerProtocol):

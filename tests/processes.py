@@ -22,6 +22,8 @@ from urllib.parse import quote
 from django.conf import settings
 from django.db import connection
 
+from baccarat_site import daphne_server
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
@@ -92,7 +94,7 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 10) -> None:
 
 
 def daphne_command(port: int) -> list[str]:
-    return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "baccarat_site.asgi:application"]
+    return daphne_server.command("127.0.0.1", port, python=BIN / "python")
 
 
 def celery_worker_command(name: str, *, beat_schedule: Path | None = None, concurrency: int = 1) -> list[str]:

@@ -18,6 +18,7 @@ from channels.sessions import InstanceSessionWrapper
 from daphne.server import Server
 from twisted.internet.testing import StringTransport
 
+from baccarat_site.daphne_server.server import LeanServer
 from tables.broadcast import DirectWriter, direct_writer, text_frame
 
 HANDSHAKE = (
@@ -51,16 +52,19 @@ def test_the_frame_is_byte_for_byte_what_autobahn_writes_for_the_same_text(size)
     assert transport.value() == by_autobahn
 
 
-def daphne_send(protocol):
+def daphne_send(protocol, server_class=Server):
     """The ``send`` a consumer gets under daphne and AuthMiddlewareStack (daphne's partial, session-wrapped)."""
-    server = Server(application=None, endpoints=["tcp:port=0:interface=127.0.0.1"], signal_handlers=False)  # not run
+    server = server_class(
+        application=None, endpoints=["tcp:port=0:interface=127.0.0.1"], signal_handlers=False
+    )  # not run
     raw = functools.partial(server.handle_reply, protocol)
     return InstanceSessionWrapper({"type": "websocket", "cookies": {}}, raw).send
 
 
-def test_the_writer_is_found_behind_daphnes_send_and_channels_session_wrapper():
+@pytest.mark.parametrize("server_class", [Server, LeanServer], ids=["daphne", "project"])
+def test_the_writer_is_found_behind_daphnes_send_and_channels_session_wrapper(server_class):
     protocol, transport = open_protocol()
-    writer = direct_writer(daphne_send(protocol))
+    writer = direct_writer(daphne_send(protocol, server_class))
     assert writer is not None
     assert writer.protocol is protocol
     assert writer.write(text_frame(b'{"type":"card.dealt"}'))

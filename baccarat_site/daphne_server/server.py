@@ -1,0 +1,105 @@
+"""daphne's server and command line with one change (``python -m baccarat_site.daphne_server`` runs them).
+
+The change to daphne: the queue each connection's messages wait in for the application. daphne gives every
+connection an ``asyncio.Queue`` for as long as it is open; that queue is four ``collections.deque`` (its items,
+its getters, its putters, and its ``join`` event's waiters), about 3 KiB of every idle WebSocket's memory
+(tracemalloc, bench/sockets_per_daphne.py: 3.05 of 32 KiB of Python objects a socket). daphne only ever calls the
+queue's ``put_nowait`` (the protocol, for each message from the client) and ``get`` (the application's
+``receive``), so :class:`InputQueue` is those two, FIFO and unbounded like daphne's, holding a list only while it
+holds something.
+
+daphne's CLI lets a subclass choose the server class (``CommandLineInterface.server_class``); the server's
+``create_application`` is daphne 4.2's with the queue swapped (``tests/foundation/test_daphne_server.py`` checks
+that daphne's method is still the one this copies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from functools import partial
+from typing import Any
+
+from daphne.cli import CommandLineInterface
+from daphne.server import Server
+
+
+class InputQueue:
+    """An unbounded FIFO queue with asyncio.Queue's ``put_nowait`` and ``get``, and nothing allocated while it is
+    empty and unwaited-for. Any number of getters, served in order."""
+
+    __slots__ = ("_getters", "_items")
+
+    def __init__(self) -> None:
+        self._items: collections.deque[Any] | None = None
+        # A list, not a deque: a socket's application waits in ``get`` all its idle life, and an empty deque is
+        # 0.7 KiB where a list of one is 64 bytes. There is one getter (the application's receive) in practice.
+        self._getters: list[asyncio.Future[None]] | None = None
+
+    def qsize(self) -> int:
+        return len(self._items) if self._items else 0
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def put_nowait(self, item: Any) -> None:
+        if self._items is None:
+            self._items = collections.deque()
+        self._items.append(item)
+        self._wake_next()
+
+    async def get(self) -> Any:
+        while not self._items:
+            getter = asyncio.get_running_loop().create_future()
+            if self._getters is None:
+                self._getters = []
+            self._getters.append(getter)
+            try:
+                await getter
+            except BaseException:
+                getter.cancel()
+                if self._getters is not None and getter in self._getters:
+                    self._getters.remove(getter)
+                if self._items and not getter.cancelled():
+                    self._wake_next()  # it was woken for an item it will not take: the next getter takes it
+                raise
+            finally:
+                if not self._getters:
+                    self._getters = None
+        item = self._items.popleft()
+        if not self._items:
+            self._items = None
+        return item
+
+    def _wake_next(self) -> None:
+        while self._getters:
+            getter = self._getters.pop(0)
+            if not getter.done():
+                getter.set_result(None)
+                return
+
+
+class LeanServer(Server):
+    """daphne's server with :class:`InputQueue` as each application's input queue."""
+
+    def create_application(self, protocol: Any, scope: dict[str, Any]) -> InputQueue | None:
+        # daphne 4.2's Server.create_application, with InputQueue for asyncio.Queue.
+        assert "application_instance" not in self.connections[protocol]
+        input_queue = InputQueue()
+        scope.setdefault("asgi", {"version": "3.0"})
+        application_instance = self.application(
+            scope=scope,
+            receive=input_queue.get,
+            send=partial(self.handle_reply, protocol),
+        )
+        if protocol not in self.connections:
+            return None
+        self.connections[protocol]["application_instance"] = asyncio.ensure_future(
+            application_instance,
+            loop=asyncio.get_event_loop(),
+        )
+        return input_queue
+
+
+class LeanCommandLineInterface(CommandLineInterface):
+    server_class = LeanServer
