@@ -1,5 +1,6 @@
 """daphne as the casino runs it: ``python -m baccarat_site.daphne_server`` takes daphne's own arguments and serves
-with :class:`~baccarat_site.daphne_server.server.LeanServer` (daphne's server with a lighter queue per connection).
+with :class:`~baccarat_site.daphne_server.server.LeanServer` (daphne's server with a lighter queue per connection),
+the garbage collector's oldest generation looked at less often (``server.tune_garbage_collector``).
 
 This module imports nothing of daphne (whose import installs Twisted's asyncio reactor): whatever starts a daphne
 builds its command line here.

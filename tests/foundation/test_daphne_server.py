@@ -9,15 +9,26 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import gc
 import inspect
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
 
-from baccarat_site.daphne_server.server import InputQueue, LeanCommandLineInterface, LeanServer
+from baccarat_site.daphne_server.server import (
+    OLDEST_GENERATION_EVERY,
+    InputQueue,
+    LeanCommandLineInterface,
+    LeanServer,
+    tune_garbage_collector,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(coroutine):
@@ -126,3 +137,24 @@ def test_the_command_line_is_daphnes_with_the_lean_server():
     assert issubclass(LeanCommandLineInterface, CommandLineInterface)
     assert LeanCommandLineInterface.server_class is LeanServer
     assert issubclass(LeanServer, Server)
+
+
+def test_the_oldest_generation_is_collected_a_hundred_times_less_often_and_the_others_as_before():
+    before = gc.get_threshold()
+    try:
+        tune_garbage_collector()
+        assert gc.get_threshold() == (before[0], before[1], 100 * 10)
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_the_module_the_processes_run_tunes_the_collector_before_serving(tmp_path):
+    """``python -m baccarat_site.daphne_server``: the collector is tuned in the process that serves."""
+    probe = (
+        "import gc, runpy, sys\n"
+        "from baccarat_site.daphne_server import server\n"
+        "server.LeanCommandLineInterface.entrypoint = classmethod(lambda cls: print(gc.get_threshold()[2]))\n"
+        "runpy.run_module('baccarat_site.daphne_server', run_name='__main__')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == str(OLDEST_GENERATION_EVERY)
