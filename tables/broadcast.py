@@ -145,6 +145,10 @@ def direct_writer(send: Any) -> DirectWriter | None:
     global _status_logged
     protocol, why = daphne_protocol(send)
     writer = None
+    if protocol is not None and getattr(protocol.transport, "disconnected", False):
+        # Closed before it joined (a connect storm's handshake timeouts): nothing to write to, and nothing to say
+        # about the process (its transport has lost the attributes the check below reads).
+        return None
     if protocol is not None and not direct_writes_enabled():
         why = "turned off (BROADCAST_DIRECT_WRITES)"
     elif protocol is not None:

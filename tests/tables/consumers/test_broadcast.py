@@ -143,3 +143,17 @@ def test_the_upgrade_request_and_its_channel_go_at_once_without_waiting_for_the_
         assert [ref() for ref in gone] == [None, None]
     finally:
         gc.enable()
+
+
+def test_a_socket_closed_before_it_joined_gets_no_writer_and_says_nothing_of_the_process(monkeypatch, caplog):
+    """The first socket's answer is logged as the process's: one that closed during a connect storm said
+    "direct writes OFF … no attribute 'socket'" although every other socket used them."""
+    from tables import broadcast
+
+    monkeypatch.setattr(broadcast, "_status_logged", False)
+    protocol, transport = open_protocol()
+    transport.disconnected = True
+    with caplog.at_level("INFO", logger="tables.broadcast"):
+        assert direct_writer(daphne_send(protocol)) is None
+    assert caplog.records == []
+    assert broadcast._status_logged is False
