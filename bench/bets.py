@@ -347,12 +347,26 @@ def auth(token: str) -> dict[str, str]:
 
 
 async def api_closed_loop(
-    players: list[tuple[int, str]], ports: list[int], round_id: int, seconds: float, limits: Any
+    players: list[tuple[int, str]],
+    ports: list[int],
+    round_id: int,
+    seconds: float,
+    limits: Any,
+    clients: int | None = None,
 ) -> dict:
-    clients = [Http(ports[i % len(ports)]) for i in range(len(players))]
-    await asyncio.gather(*(c.open() for c in clients))
+    """``clients`` closed-loop clients (default: one per player), client ``i`` confirming for the players
+    ``players[i::clients]`` in turn, so that with more players than clients each confirms a few times a round, as
+    a player does, rather than hundreds of times."""
+    count = clients or len(players)
+    pools = [players[i::count] for i in range(count)]
+    connections = [Http(ports[i % len(ports)]) for i in range(count)]
+    await asyncio.gather(*(c.open() for c in connections))
     await asyncio.gather(
-        *(c.request("GET", "/api/wallet/", headers=auth(t)) for c, (_, t) in zip(clients, players, strict=True))
+        *(
+            c.request("GET", "/api/wallet/", headers=auth(t))
+            for c, pool in zip(connections, pools, strict=True)
+            for _, t in pool[:1]
+        )
     )
     loop = asyncio.get_running_loop()
     latencies: list[float] = []
@@ -361,8 +375,11 @@ async def api_closed_loop(
     small = rack(limits)[:2]
     stop_at = loop.time() + seconds
 
-    async def run(client: Http, token: str) -> None:
+    async def run(client: Http, pool: list[tuple[int, str]]) -> None:
+        turn = 0
         while loop.time() < stop_at:
+            token = pool[turn % len(pool)][1]
+            turn += 1
             t0 = loop.time()
             body = confirm_body(rng, limits, small)
             status, _ = await client.request(
@@ -374,9 +391,9 @@ async def api_closed_loop(
                 errors[status] = errors.get(status, 0) + 1
 
     began = loop.time()
-    await asyncio.gather(*(run(c, t) for c, (_, t) in zip(clients, players, strict=True)))
+    await asyncio.gather(*(run(c, pool) for c, pool in zip(connections, pools, strict=True)))
     elapsed = loop.time() - began
-    await asyncio.gather(*(c.close() for c in clients))
+    await asyncio.gather(*(c.close() for c in connections))
     return {"rate": len(latencies) / elapsed, "latencies": latencies, "errors": errors}
 
 
@@ -672,7 +689,9 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         for attempt in range(1, args.repeats + 1):
             api_round = open_round(f"Bench loop {attempt}", 3600)
             servers_cpu, pg_cpu = cpu_seconds(server_pids), postgres_cpu()
-            run = asyncio.run(api_closed_loop(loop_players, ports, api_round.pk, args.seconds, limits_of(api_round)))
+            run = asyncio.run(
+                api_closed_loop(loop_players, ports, api_round.pk, args.seconds, limits_of(api_round), args.clients)
+            )
             done = max(1, len(run["latencies"]))
             run["cpu"] = (
                 (cpu_seconds(server_pids) - servers_cpu) / done * 1000,
@@ -698,7 +717,8 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         raw_rates = ", ".join(f"{r['rate']:.0f}" for r in raw_runs)
         runs = f"API {api_rates}; raw {raw_rates}"
         print(
-            f"(b) saturation: {args.clients} closed-loop clients, {args.seconds:.0f} s a run, the best of"
+            f"(b) saturation: {args.clients} closed-loop clients for {len(loop_players)} players,"
+            f" {args.seconds:.0f} s a run, the best of"
             f" {args.repeats} alternating runs each (every run, confirms/s: {runs})"
         )
         print(f"    {'':44} {'confirms/s':>10} {'p50 ms':>8} {'p99 ms':>8}")
@@ -712,7 +732,7 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
             print(f"    API refusals: {api['errors']}")
         print(f"    API / baseline = {api['rate'] / raw['rate']:.2f}×   (goal ≥ 0.5×)")
         record(
-            f"confirms saturated, {args.clients} clients ({args.server})",
+            f"confirms saturated, {args.clients} clients, {len(loop_players)} players ({args.server})",
             api["rate"],
             "confirms/s",
             baseline=raw["rate"],
@@ -734,6 +754,13 @@ def main() -> int:
     parser.add_argument("--base-port", type=int, default=18101, help="first port tried (default 18101)")
     parser.add_argument("--players", type=int, default=200, help="players in the burst (default 200)")
     parser.add_argument("--clients", type=int, default=32, help="closed-loop clients in saturation (default 32)")
+    parser.add_argument(
+        "--players-per-client",
+        type=int,
+        default=50,
+        help="players each saturation client confirms for in turn (default 50: a player confirms a few times a"
+        " round, not hundreds; 1 is one player per client, as before 2026-11-27)",
+    )
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each saturation run (default 8)")
     parser.add_argument("--repeats", type=int, default=2, help="alternating API/baseline saturation runs (default 2)")
     parser.add_argument(
@@ -774,11 +801,12 @@ def main() -> int:
         raw_players: list = []
         if not args.settlement_only:
             burst_players = make_players(args.players, Decimal("100000.00"), "burst")
-            loop_players = make_players(args.clients, Decimal("1000000.00"), "loop")
+            loop_players = make_players(args.clients * args.players_per_client, Decimal("1000000.00"), "loop")
             raw_players = make_players(args.clients, Decimal("1000000.00"), "raw")
         settle_players = make_players(args.settle_players, Decimal("100000.00"), "settle")
         print(
-            f"setup: {args.players + 2 * args.clients + args.settle_players} players in {time.perf_counter() - t0:.1f}s"
+            f"setup: {args.players + (1 + args.players_per_client) * args.clients + args.settle_players} players"
+            f" in {time.perf_counter() - t0:.1f}s"
         )
 
         if not args.settlement_only:
