@@ -38,7 +38,6 @@ from typing import Any
 from autobahn.websocket.protocol import WebSocketServerProtocol
 from daphne.server import Server as DaphneServer
 from twisted.internet import tcp
-from twisted.web.http import HTTPChannel
 
 logger = logging.getLogger(__name__)
 _TEXT_FIN = 0x81
@@ -183,29 +182,6 @@ def daphne_protocol(send: Any) -> tuple[Any, str]:
     if not isinstance(protocol, WebSocketServerProtocol):
         return None, "the protocol is not autobahn's WebSocketServerProtocol"
     return protocol, "on"
-
-
-def release_upgrade_request(protocol: Any) -> bool:
-    """Let go of the HTTP request a WebSocket was upgraded from. Twisted's ``HTTPChannel`` registers itself as
-    its transport's producer, and daphne hands the transport to the WebSocket protocol without unregistering it:
-    the channel, its request, the request's headers and body buffer then live as long as the socket, about
-    6 KiB of each idle socket's ~32 KiB of Python objects (tracemalloc, bench/sockets_per_daphne.py). It only
-    ever paused reading from a client whose frames were not being taken; a client that stops reading is
-    dropped anyway (``too_slow``).
-
-    The channel and its request then refer only to each other (``channel.requests``, ``request.channel``): a cycle
-    that only a full garbage collection would free, 22 objects a socket (``gc.DEBUG_SAVEALL``), which at 10,000
-    sockets left megabytes waiting and made the full collections that stall daphne's loop for a second come
-    sooner. Breaking it frees them at once. True if there was one to let go of."""
-    transport: Any = getattr(protocol, "transport", None)
-    channel = getattr(transport, "producer", None)
-    if not isinstance(channel, HTTPChannel):
-        return False
-    transport.unregisterProducer()
-    for request in channel.requests:
-        request.channel = None
-    channel.requests = []
-    return True
 
 
 def _no_delay(transport: Any) -> None:

@@ -38,7 +38,7 @@ from baccarat_site.clock import server_time
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
 from tables import presence
-from tables.broadcast import DirectWriter, daphne_protocol, direct_writer, release_upgrade_request, text_frame
+from tables.broadcast import DirectWriter, daphne_protocol, direct_writer, text_frame
 from tables.events import user_group
 from tables.hub import (
     TABLE_EVENTS,
@@ -239,8 +239,6 @@ class TableConsumer(GuardedJsonConsumer):
             return
         self.writer = direct_writer(self.base_send)
         self.protocol = daphne_protocol(self.base_send)[0]
-        if self.protocol is not None:
-            release_upgrade_request(self.protocol)
         self.backlog = []
         await TableHub.join(self)
         self._joined = True

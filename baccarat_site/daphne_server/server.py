@@ -1,6 +1,6 @@
-"""daphne's server and command line with two changes (``python -m baccarat_site.daphne_server`` runs them).
+"""daphne's server and command line with three changes (``python -m baccarat_site.daphne_server`` runs them).
 
-The first change: the queue each connection's messages wait in for the application. daphne gives every
+The first: the queue each connection's messages wait in for the application. daphne gives every
 connection an ``asyncio.Queue`` for as long as it is open; that queue is four ``collections.deque`` (its items,
 its getters, its putters, and its ``join`` event's waiters), about 3 KiB of every idle WebSocket's memory
 (tracemalloc, bench/sockets_per_daphne.py: 3.05 of 32 KiB of Python objects a socket). daphne only ever calls the
@@ -17,8 +17,10 @@ The second: the garbage collector's oldest generation is looked at a hundred tim
 of them the sockets' own and long-lived; with CPython's default thresholds a full collection ran every 8–10 s
 while rounds played, held the event loop 0.9–1.2 s each time and freed nothing (``gc.callbacks``,
 bench/sockets_per_daphne.py), so one round in two reached its players one to three seconds late. The cyclic
-garbage a socket used to leave (its upgrade request) is now freed when the socket opens (``tables.broadcast``),
-and a closed socket leaves about six objects, so collecting the oldest generation rarely costs little memory.
+garbage a socket used to leave (its upgrade request, below) is now freed as the socket opens, and a closed
+socket leaves about six objects, so collecting the oldest generation rarely costs little memory.
+
+The third: every WebSocket lets go of the HTTP request it was upgraded from (:func:`release_upgrade`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from typing import Any
 
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.web.http import HTTPChannel
 
 
 class InputQueue:
@@ -88,8 +92,39 @@ class InputQueue:
                 return
 
 
+def release_upgrade(transport: Any, channel: HTTPChannel) -> None:
+    """Let go of the HTTP request a WebSocket was upgraded from.
+
+    Twisted's ``HTTPChannel`` registers itself as its transport's producer, and daphne hands the transport to the
+    WebSocket protocol without unregistering it: the channel, its request, the request's headers and body buffer
+    then lived as long as the socket, about 6 KiB of each idle socket's ~32 KiB of Python objects (tracemalloc,
+    bench/sockets_per_daphne.py). It only ever paused reading from a client whose frames were not being taken; a
+    client that stops reading is dropped anyway (``tables.broadcast.too_slow``).
+
+    The channel and its request also refer to each other (``channel.requests``, ``request.channel``): a cycle
+    only a full garbage collection would free, 22 objects a socket (``gc.DEBUG_SAVEALL``), which with the oldest
+    generation collected rarely would wait. Breaking it frees them at once, also for a socket that closed before
+    this ran (its transport has let go of the channel already, the cycle is still there)."""
+    if transport.producer is channel:
+        transport.unregisterProducer()
+    for request in channel.requests:
+        request.channel = None
+    channel.requests = []
+
+
 class LeanServer(Server):
-    """daphne's server with :class:`InputQueue` as each application's input queue."""
+    """daphne's server with :class:`InputQueue` as each application's input queue, and every WebSocket's upgrade
+    request let go of (:func:`release_upgrade`)."""
+
+    def protocol_connected(self, protocol: Any) -> None:
+        super().protocol_connected(protocol)
+        # daphne's WebSocket protocol reports itself here from its onConnect, in the middle of the upgrade: the
+        # transport's producer is still the HTTP channel, which daphne's upgrade uses once more when the protocol
+        # has taken the connection (``_networkProducer.resumeProducing()``); the release runs after that.
+        if isinstance(protocol, WebSocketProtocol):
+            channel = getattr(protocol.transport, "producer", None)
+            if isinstance(channel, HTTPChannel):
+                asyncio.get_event_loop().call_soon(release_upgrade, protocol.transport, channel)
 
     def create_application(self, protocol: Any, scope: dict[str, Any]) -> InputQueue | None:
         # daphne 4.2's Server.create_application, with InputQueue for asyncio.Queue.

@@ -11,20 +11,26 @@ import ast
 import asyncio
 import gc
 import inspect
+import re
 import subprocess
 import sys
 import textwrap
+import weakref
 from pathlib import Path
 
 import pytest
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet.testing import StringTransport
+from twisted.web.http import HTTPChannel, Request
 
 from baccarat_site.daphne_server.server import (
     OLDEST_GENERATION_EVERY,
     InputQueue,
     LeanCommandLineInterface,
     LeanServer,
+    release_upgrade,
     tune_garbage_collector,
 )
 
@@ -158,3 +164,94 @@ def test_the_module_the_processes_run_tunes_the_collector_before_serving(tmp_pat
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == str(OLDEST_GENERATION_EVERY)
+
+
+def test_daphne_calls_nothing_of_its_queues_but_put_nowait_and_get():
+    """InputQueue has only what daphne uses: a new daphne calling anything else of a connection's queue
+    (``get_nowait``, ``task_done``…) would fail at run time, so this fails first."""
+    package = Path(inspect.getfile(Server)).parent
+    used = set()
+    for module in ("server.py", "ws_protocol.py", "http_protocol.py"):
+        used |= set(re.findall(r"(?:application_queue|input_queue)\.(\w+)", (package / module).read_text()))
+    assert used == {"put_nowait", "get"}
+
+
+class ProducingTransport:
+    def __init__(self, producer: object) -> None:
+        self.producer = producer
+
+    def unregisterProducer(self) -> None:
+        self.producer = None
+
+
+def upgraded_channel() -> tuple[HTTPChannel, Request]:
+    """Twisted's HTTP channel and its request, as daphne's upgrade leaves them: each pointing at the other."""
+    channel = HTTPChannel()
+    channel.transport = StringTransport()
+    request = Request(channel)
+    channel.requests.append(request)
+    return channel, request
+
+
+def test_the_upgrade_request_is_let_go_of_and_freed_at_once_without_the_garbage_collector():
+    """The channel stayed its transport's producer after daphne's upgrade, keeping the request alive for the
+    socket's life; and the two refer to each other, so only a full collection would free them."""
+    channel, request = upgraded_channel()
+    transport = ProducingTransport(channel)
+    gone = [weakref.ref(channel), weakref.ref(request)]
+    del request
+    gc.disable()
+    try:
+        release_upgrade(transport, channel)
+        assert transport.producer is None
+        del channel
+        assert [ref() for ref in gone] == [None, None]
+    finally:
+        gc.enable()
+
+
+def test_a_socket_that_closed_first_still_has_its_cycle_broken_and_another_producer_is_left_alone():
+    channel, request = upgraded_channel()
+    other = object()
+    transport = ProducingTransport(other)  # not the channel (a closed socket's transport holds none)
+    release_upgrade(transport, channel)
+    assert transport.producer is other
+    assert channel.requests == []
+    assert request.channel is None
+
+
+def lean_server() -> LeanServer:
+    server = LeanServer(application=None, endpoints=["tcp:port=0:interface=127.0.0.1"], signal_handlers=False)
+    server.connections = {}  # what Server.run() starts with (not run here)
+    return server
+
+
+def test_every_websocket_lets_go_of_its_upgrade_request_right_after_daphnes_upgrade():
+    """Done by the server for every socket (tables, lobby, dealer console, one refused at once), after daphne's
+    upgrade has used the channel for the last time, not before."""
+
+    async def scenario():
+        server = lean_server()
+        channel, request = upgraded_channel()
+        protocol = WebSocketProtocol()
+        protocol.transport = ProducingTransport(channel)
+        server.protocol_connected(protocol)  # daphne's onConnect, inside the upgrade
+        assert protocol.transport.producer is channel
+        await asyncio.sleep(0)
+        assert protocol.transport.producer is None
+        assert request.channel is None
+
+    run(scenario())
+
+
+def test_a_plain_http_request_is_not_touched():
+    async def scenario():
+        server = lean_server()
+        channel, request = upgraded_channel()
+        channel.transport = ProducingTransport(channel)
+        server.protocol_connected(request)
+        await asyncio.sleep(0)
+        assert channel.transport.producer is channel
+        assert request.channel is channel
+
+    run(scenario())

@@ -9,10 +9,7 @@ not safe.
 from __future__ import annotations
 
 import functools
-import gc
 import json
-import weakref
-from types import SimpleNamespace
 
 import pytest
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
@@ -97,52 +94,6 @@ def test_the_writer_declines_a_socket_that_is_not_open_compressed_or_has_queued_
     protocol.state = protocol.STATE_CLOSING
     assert writer.write(b"frame") is False
     assert transport.value() == b""
-
-
-class ProducingTransport:
-    def __init__(self, producer: object) -> None:
-        self.producer = producer
-
-    def unregisterProducer(self) -> None:
-        self.producer = None
-
-
-def test_the_upgrade_request_is_let_go_of_and_nothing_else():
-    """Twisted's HTTP channel stays its transport's producer after daphne's upgrade, keeping the request alive."""
-    from twisted.web.http import HTTPChannel
-
-    from tables.broadcast import release_upgrade_request
-
-    Transport = ProducingTransport
-    upgraded = SimpleNamespace(transport=Transport(HTTPChannel()))
-    assert release_upgrade_request(upgraded) is True
-    assert upgraded.transport.producer is None
-    other = SimpleNamespace(transport=Transport(producer := object()))
-    assert release_upgrade_request(other) is False
-    assert other.transport.producer is producer
-    assert release_upgrade_request(SimpleNamespace(transport=None)) is False
-
-
-def test_the_upgrade_request_and_its_channel_go_at_once_without_waiting_for_the_garbage_collector():
-    """They refer to each other (``channel.requests``, ``request.channel``): unless that cycle is broken, only a
-    full collection frees them, which at 10,000 sockets stalls daphne for a second."""
-    from twisted.web.http import HTTPChannel, Request
-
-    from tables.broadcast import release_upgrade_request
-
-    channel = HTTPChannel()
-    channel.transport = StringTransport()
-    request = Request(channel)
-    channel.requests.append(request)
-    gone = [weakref.ref(channel), weakref.ref(request)]
-    upgraded = SimpleNamespace(transport=ProducingTransport(channel))
-    del channel, request
-    gc.disable()
-    try:
-        assert release_upgrade_request(upgraded) is True
-        assert [ref() for ref in gone] == [None, None]
-    finally:
-        gc.enable()
 
 
 def test_a_socket_closed_before_it_joined_gets_no_writer_and_says_nothing_of_the_process(monkeypatch, caplog):
