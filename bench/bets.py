@@ -346,6 +346,18 @@ def auth(token: str) -> dict[str, str]:
 # ── (b) saturation ──────────────────────────────────────────────────────────
 
 
+async def warm_players(players: list[tuple[int, str]], ports: list[int], clients: int) -> None:
+    """Every player's first request (its token, its wallet), before the timed runs and their CPU counts."""
+    connections = [Http(ports[i % len(ports)]) for i in range(clients)]
+    await asyncio.gather(*(c.open() for c in connections))
+    for start in range(0, len(players), clients):
+        batch = players[start : start + clients]
+        await asyncio.gather(
+            *(c.request("GET", "/api/wallet/", headers=auth(t)) for c, (_, t) in zip(connections, batch, strict=False))
+        )
+    await asyncio.gather(*(c.close() for c in connections))
+
+
 async def api_closed_loop(
     players: list[tuple[int, str]],
     ports: list[int],
@@ -361,15 +373,12 @@ async def api_closed_loop(
     pools = [players[i::count] for i in range(count)]
     connections = [Http(ports[i % len(ports)]) for i in range(count)]
     await asyncio.gather(*(c.open() for c in connections))
-    # Every player's first request (its token, its wallet) is paid here, not in the timed run.
-    for turn in range(max(len(pool) for pool in pools)):
-        await asyncio.gather(
-            *(
-                c.request("GET", "/api/wallet/", headers=auth(pool[turn][1]))
-                for c, pool in zip(connections, pools, strict=True)
-                if turn < len(pool)
-            )
+    await asyncio.gather(
+        *(
+            c.request("GET", "/api/wallet/", headers=auth(pool[0][1]))
+            for c, pool in zip(connections, pools, strict=True)
         )
+    )
     loop = asyncio.get_running_loop()
     latencies: list[float] = []
     errors: dict[int, int] = {}
@@ -687,6 +696,7 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         wallets = dict(Wallet.objects.filter(user_id__in=[u for u, _ in raw_players]).values_list("user_id", "id"))
         raw_pairs = [(u, wallets[u]) for u, _ in raw_players]
         server_pids = process_tree([p.pid for p in procs])
+        asyncio.run(warm_players(loop_players, ports, args.clients))
         api_runs, raw_runs = [], []
         for attempt in range(1, args.repeats + 1):
             api_round = open_round(f"Bench loop {attempt}", 3600)
