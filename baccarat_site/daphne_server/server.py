@@ -5,8 +5,8 @@ connection an ``asyncio.Queue`` for as long as it is open; that queue is four ``
 its getters, its putters, and its ``join`` event's waiters), about 3 KiB of every idle WebSocket's memory
 (tracemalloc, bench/sockets_per_daphne.py: 3.05 of 32 KiB of Python objects a socket). daphne only ever calls the
 queue's ``put_nowait`` (the protocol, for each message from the client) and ``get`` (the application's
-``receive``), so :class:`InputQueue` is those two, FIFO and unbounded like daphne's, holding a list only while it
-holds something.
+``receive``), so :class:`InputQueue` is those two, FIFO and unbounded like daphne's, holding a container only
+while it holds or awaits something.
 
 daphne's CLI lets a subclass choose the server class (``CommandLineInterface.server_class``); the server's
 ``create_application`` is daphne 4.2's with the queue swapped (``tests/foundation/test_daphne_server.py`` checks
