@@ -23,6 +23,7 @@ from channels.layers import channel_layers
 from django.conf import settings
 from django.core.management.base import CommandError
 from django.core.management.commands import flush
+from django.utils import translation
 
 from baccarat_site.embedded import ensure_services
 from tables import events
@@ -104,6 +105,17 @@ def _fast_password_hasher(settings, request):
     hashing itself sets ``settings.PASSWORD_HASHERS`` back (tests/foundation/test_login_throttle.py)."""
     if request.node.get_closest_marker("browser") is None:
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Every test starts in the default language and leaves it so. Django's LocaleMiddleware activates the
+    request's language on the test's own thread and never deactivates it, so a test whose client asked for
+    Russian left Russian active for the next test on its worker (a fresh-clone CI run, stop 32:
+    'Player' == 'Игрок')."""
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
