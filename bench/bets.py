@@ -20,7 +20,9 @@ What it does (everything on loopback; everything it starts, it stops):
    locks and inserts (goal ≥ 0.5× its rate); the two alternate ``--repeats``
    times and each reports its best run. For reference, the same raw
    transaction also updating one shared house balance row (the hot row this
-   design avoids).
+   design avoids). With ``--floor``, also the floor: the same clients against
+   gunicorn serving bench/floor_wsgi.py, the confirm with no framework (the
+   token read and the raw transaction): the most a confirm over HTTP could reach.
    (c) Settlement: round_settle of a round with 10,000 bets from 2,000 players, up to its commit, on
    ``--settle-rounds`` rounds (3), medians judged
    (goal ≤ 3× a raw COPY of the same rows, measured in the same run, and ≤ 150 ms); the players'
@@ -109,13 +111,14 @@ def free_port(port: int) -> bool:
 
 
 def server_command(server: str, port: int, workers: int) -> list[str]:
-    """The HTTP server: gunicorn's WSGI workers (how the README deploys the REST API) or daphne (ASGI)."""
-    if server == "gunicorn":
+    """The HTTP server: gunicorn's WSGI workers (how the README deploys the REST API) or daphne (ASGI); ``floor``
+    is gunicorn serving bench/floor_wsgi.py, the confirm with no framework."""
+    if server in ("gunicorn", "floor"):
         gunicorn = str(Path(sys.executable).with_name("gunicorn"))
         return [
             gunicorn,
             *("-b", f"{LOOPBACK}:{port}", "-w", str(workers), "--log-level", "warning"),
-            "baccarat_site.wsgi:application",
+            "baccarat_site.wsgi:application" if server == "gunicorn" else "bench.floor_wsgi:application",
         ]
     return daphne_server.command(LOOPBACK, port, "--verbosity", "0")
 
@@ -697,19 +700,30 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         raw_pairs = [(u, wallets[u]) for u, _ in raw_players]
         server_pids = process_tree([p.pid for p in procs])
         asyncio.run(warm_players(loop_players, ports, args.clients))
-        api_runs, raw_runs = [], []
-        for attempt in range(1, args.repeats + 1):
-            api_round = open_round(f"Bench loop {attempt}", 3600)
-            servers_cpu, pg_cpu = cpu_seconds(server_pids), postgres_cpu()
+        floor_ports: list[int] = []
+        if args.floor:
+            floor_procs, floor_ports = start_servers(
+                args.servers, max(ports) + 1, env, "floor", args.workers if args.server == "gunicorn" else 2
+            )
+            procs += floor_procs
+            floor_pids = process_tree([p.pid for p in floor_procs])
+            print(f"floor: {len(floor_procs)} × gunicorn serving bench/floor_wsgi.py on {floor_ports}")
+        api_runs, raw_runs, floor_runs = [], [], []
+
+        def served_run(label: str, targets: list[int], pids: list[int]) -> dict:
+            served = open_round(f"Bench {label} {attempt}", 3600)
+            servers_cpu, pg_cpu = cpu_seconds(pids), postgres_cpu()
             run = asyncio.run(
-                api_closed_loop(loop_players, ports, api_round.pk, args.seconds, limits_of(api_round), args.clients)
+                api_closed_loop(loop_players, targets, served.pk, args.seconds, limits_of(served), args.clients)
             )
             done = max(1, len(run["latencies"]))
-            run["cpu"] = (
-                (cpu_seconds(server_pids) - servers_cpu) / done * 1000,
-                (postgres_cpu() - pg_cpu) / done * 1000,
-            )
-            api_runs.append(run)
+            run["cpu"] = ((cpu_seconds(pids) - servers_cpu) / done * 1000, (postgres_cpu() - pg_cpu) / done * 1000)
+            return run
+
+        for attempt in range(1, args.repeats + 1):
+            api_runs.append(served_run("loop", ports, server_pids))
+            if args.floor:
+                floor_runs.append(served_run("floor", floor_ports, floor_pids))
             raw_round = open_round(f"Bench raw {attempt}", 3600)
             pg_cpu = postgres_cpu()
             run = asyncio.run(
@@ -728,6 +742,9 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
         api_rates = ", ".join(f"{r['rate']:.0f}" for r in api_runs)
         raw_rates = ", ".join(f"{r['rate']:.0f}" for r in raw_runs)
         runs = f"API {api_rates}; raw {raw_rates}"
+        floor = max(floor_runs, key=lambda r: r["rate"]) if floor_runs else None
+        if floor is not None:
+            runs += "; floor " + ", ".join(f"{r['rate']:.0f}" for r in floor_runs)
         print(
             f"(b) saturation: {args.clients} closed-loop clients for {len(loop_players)} players,"
             f" {args.seconds:.0f} s a run, the best of"
@@ -738,6 +755,7 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
             (f"API (HTTP → {args.server} → bet_place)", api),
             ("baseline: raw psycopg, same locks + inserts", raw),
             ("reference: raw + one shared house row", hot),
+            *((("floor: HTTP → gunicorn → raw, no framework", floor),) if floor is not None else ()),
         ):
             print(f"    {label:44} {r['rate']:10.0f} {pct(r['latencies'], 50):8.1f} {pct(r['latencies'], 99):8.1f}")
         if api["errors"]:
@@ -755,6 +773,12 @@ def load(args, bench_url, redis_url, burst_players, loop_players, raw_players) -
             f"    CPU per confirm: {args.server} {api['cpu'][0]:.1f} ms + PostgreSQL {api['cpu'][1]:.1f} ms"
             f"  (raw baseline: PostgreSQL {raw_pg_ms:.1f} ms); this machine has {os.cpu_count()} CPUs"
         )
+        if floor is not None:
+            print(
+                f"    floor / baseline = {floor['rate'] / raw['rate']:.2f}×,"
+                f" API / floor = {api['rate'] / floor['rate']:.2f}×;"
+                f" CPU per confirm: floor's gunicorn {floor['cpu'][0]:.1f} ms + PostgreSQL {floor['cpu'][1]:.1f} ms"
+            )
 
     finally:
         stop_groups(procs)
@@ -792,6 +816,11 @@ def main() -> int:
     parser.add_argument("--settle-players", type=int, default=2000)
     parser.add_argument("--settle-bets-each", type=int, default=5)
     parser.add_argument("--settle-rounds", type=int, default=3, help="rounds settled, medians judged (default 3)")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also saturate bench/floor_wsgi.py (gunicorn, no framework: the token read and the raw transaction)",
+    )
     parser.add_argument("--keep-db", action="store_true", help="leave the scratch database for inspection")
     parser.add_argument("--steps", action="store_true", help="also time each statement of the settlement")
     parser.add_argument("--settlement-only", action="store_true", help="run (c) only: no servers, no burst")

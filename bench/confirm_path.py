@@ -2,7 +2,7 @@
 deploys it on (as a gunicorn sync worker runs it, without the network), layer by layer, next to the raw psycopg
 transaction of bench/bets.py doing the same writes, measured in the same run.
 
-    .venv/bin/python bench/confirm_path.py [--confirms 2000] [--profile 40]
+    .venv/bin/python bench/confirm_path.py [--confirms 2000] [--profile 40 [--sort cumulative]]
 
 What it does (everything on loopback; it drops what it made):
 
@@ -62,6 +62,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--confirms", type=int, default=2000, help="confirms per layer (default 2000)")
     parser.add_argument("--profile", type=int, default=0, help="print the N functions with most own time")
+    parser.add_argument(
+        "--sort", choices=("tottime", "cumulative"), default="tottime", help="--profile's order (default tottime)"
+    )
     args = parser.parse_args()
     batches = max(1, args.confirms // BATCH)
 
@@ -72,7 +75,7 @@ def main() -> int:
         django_setup(
             bench_url, redis_url, CHANNELS_PREFIX=f"benchpath{os.getpid()}", CACHE_KEY_PREFIX=f"benchpath{os.getpid()}"
         )
-        return run(bench_url, batches, args.profile)
+        return run(bench_url, batches, args.profile, args.sort)
     finally:
         from django.db import connections
 
@@ -80,7 +83,7 @@ def main() -> int:
         drop_database(db_url, BENCH_DB)
 
 
-def run(bench_url: str, batches: int, profile: int) -> int:
+def run(bench_url: str, batches: int, profile: int, sort: str = "tottime") -> int:
     from django.contrib.auth import get_user_model
 
     from baccarat_site.wsgi import application
@@ -207,12 +210,14 @@ def run(bench_url: str, batches: int, profile: int) -> int:
         f" {view_ - service_:.3f}, the bets.totals broadcast {service_ - money_:.3f}, the money path {money_:.3f} ms"
         f" (raw psycopg: {raw_:.3f} ms)"
     )
-    count(request, raw, batches * BATCH, profile)
+    count(request, raw, batches * BATCH, profile, sort)
     raw_conn.close()
     return 0
 
 
-def count(request: Callable[[int], None], raw: Callable[[int], None], confirms: int, profile: int) -> None:
+def count(
+    request: Callable[[int], None], raw: Callable[[int], None], confirms: int, profile: int, sort: str = "tottime"
+) -> None:
     """Round trips and Python function calls per confirm, from cProfile's call counts."""
     for name, layer in (("request", request), ("raw psycopg", raw)):
         profiler = cProfile.Profile()
@@ -240,7 +245,7 @@ def count(request: Callable[[int], None], raw: Callable[[int], None], confirms: 
         )
         if profile and name == "request":
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(profile)
+            pstats.Stats(profiler, stream=out).sort_stats(sort).print_stats(profile)
             print(out.getvalue())
 
 
