@@ -136,7 +136,7 @@ def test_called_resumed_finished_then_voided_with_exact_refunds(casino_url, brow
         assert (call.round_id, call.resolved_at) == (first, None)
         assert Round.objects.get(pk=first).state == Round.State.PAUSED
         scan(page, "4D")  # a card while the supervisor is on the way deals nothing
-        expect(page.locator("#dc-rescan")).to_have_attribute("data-code", "paused")
+        expect(page.locator("#dc-rescan")).to_have_attribute("data-code", "paused", timeout=30_000)
         console_errors.allow(r"409")
 
         # The supervisor resumes from the console, signed in as themselves, with a reason.
