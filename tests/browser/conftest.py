@@ -18,7 +18,7 @@ from channels.layers import channel_layers
 from django.apps import apps
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from tables.models import Table
 from tests import processes
@@ -26,6 +26,11 @@ from tests.browser.helpers import in_thread
 from tests.conftest import _close_sender_connections
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# An expectation waits up to 15 s, not Playwright's 5: on a machine busy with other work (CI's two workers and a
+# benchmark at once) a page took over 5 s to show its answer to a scan (stop 33, the live supervisor's test). A
+# check that holds returns as soon as it does, so only a failing one waits longer.
+EXPECT_TIMEOUT_MS = 15_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
