@@ -53,7 +53,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	rm -f var/bench-results.jsonl && mkdir -p var
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/engine.py
-	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/bets.py
+	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/bets.py --floor
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/confirm.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/fanout.py
 	BENCH_RESULTS=var/bench-results.jsonl $(PY) bench/sockets_per_daphne.py

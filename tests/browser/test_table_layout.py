@@ -2,9 +2,11 @@
 
 One signed-in page per screen size, reloaded in each of the six languages. On each it checks, at load without
 scrolling: Confirm and every chip on screen (on phones inside the fixed chip bar); no bet name broken inside a word;
-no text under 12 px; no sideways scroll; on phones a header of at most two short rows and the roads within a screen
-of the countdown. Then it deals a round in which both hands draw a third card (frames fed to the page, as the socket
-sends them) and checks that no card overlaps another card, the countdown or the other hand; and it shows every
+no text under 12 px; no sideways scroll; on phones a header of at most two short rows, the roads within a screen
+of the countdown, the dock's buttons at least 44 px and its chips 41 px each way, and no chip under Confirm. Then
+it deals a round in which both hands draw a third card (frames fed to the page, as the socket sends them) and
+checks that no card overlaps another card, the countdown or the other hand; that the result came without moving
+the board, over no card and no hand's name, and with no spot under a dock stuck to the bottom; and it shows every
 banner and notice (the pause notice, "Not placed", "Reconnecting…", "Bets confirmed") and checks that each is on
 screen and clear of the fixed bar.
 
@@ -35,6 +37,10 @@ PHONE_WIDTH = 600  # below this the page is laid out for a phone: fixed chip bar
 #: took 3-4 rows (about 190 px in Hindi).
 PHONE_HEADER_MAX = 110
 MIN_FONT_PX = 12
+#: A phone's buttons in the dock: at least a thumb's 44 px each way (WCAG 2.5.5); its chips at least 41 px, so that
+#: six of them and Confirm share one row of a 390 px screen in every language.
+TOUCH_PX = 44
+CHIP_PX = 41
 # Player 2 + 2 = 4 draws a 6 (0); Banker 3 + 2 = 5 draws on a Player's 6 (a 5: 0). Both hands hold three cards.
 BOTH_DRAW = "2H 3D 2C 2S 6H 5D"
 
@@ -88,6 +94,8 @@ MEASURE = r"""() => {
     stage: box(document.getElementById("stage")), clock: box(document.getElementById("clock")),
     roads: shown(roadsPanel) ? box(roadsPanel) : null,
     roadsTab: [...document.querySelectorAll("[aria-controls='roads-panel']")].filter(shown).map(box),
+    targets: [...document.querySelectorAll("#dock button, #dock .mode label")].filter(shown)
+      .map((el) => ({...box(el), name: el.id || el.className || el.textContent.trim().slice(0, 16)})),
     broken, small,
   };
 }""".replace("%(min_font)s", str(MIN_FONT_PX))
@@ -222,6 +230,13 @@ def check_load(lang: str, size: tuple[int, int], m: dict[str, Any]) -> list[str]
             problems.append("Confirm is not in the fixed bar")
         if m["stage"]["top"] > PHONE_HEADER_MAX:
             problems.append(f"the header is {m['stage']['top']:.0f} px tall (at most {PHONE_HEADER_MAX})")
+        for t in m["targets"]:
+            least = CHIP_PX if t["name"] == "chip" else TOUCH_PX
+            if min(t["width"], t["height"]) < least - 0.5:
+                problems.append(f"{t['name']} is {t['width']:.0f} × {t['height']:.0f} px (at least {least})")
+        hidden = [c for c in m["chips"] if overlap(c, m["confirm"])]
+        if hidden:
+            problems.append(f"{len(hidden)} chips lie under Confirm (the rack scrolls to them)")
     # the roads: on a phone, on the first screen above the fixed bar (the old page had them about 600 px down,
     # under the bar); elsewhere within one screen of the countdown, or behind a tab that is
     tops = [r["top"] for r in ([m["roads"]] if m["roads"] else []) + m["roadsTab"]]
