@@ -9,6 +9,7 @@ shoe's deck count), never with what the table's variant says now.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
 
@@ -33,6 +34,18 @@ TABLES = "admin_floor:floor_tables_report"
 @pytest.fixture
 def operator(client):
     client.force_login(make_user("boss", is_staff=True, is_superuser=True))
+
+
+@pytest.fixture(autouse=True)
+def _within_one_day(clock) -> None:
+    """Each test plays its rounds on the state machine's own clock, minutes past the real now, and reads one UTC
+    day of the tables report: in the last hour before midnight those rounds would fall on two days (a CI run at
+    23:50 UTC). Then every ``timezone.now()`` moves to 00:30 the next day."""
+    now = timezone.now()
+    if now.hour == 23:
+        clock.move(
+            seconds=(now.replace(hour=0, minute=30, second=0, microsecond=0) + timedelta(days=1) - now).total_seconds()
+        )
 
 
 def one_deck_variant(name: str = "Single deck") -> Variant:
