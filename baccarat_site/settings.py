@@ -280,7 +280,7 @@ CACHES = {
 
 CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "baccarat_site.channel_layer.RedisChannelLayer",
         "CONFIG": {
             # redis-py 8 defaults to a 5 s socket timeout and 100 connections per pool: the first
             # kills the channel layer's blocking 5 s BZPOPMIN (an idle consumer crashes every 5 s),
