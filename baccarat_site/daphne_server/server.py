@@ -21,6 +21,9 @@ garbage a socket used to leave (its upgrade request, below) is now freed as the 
 socket leaves about six objects, so collecting the oldest generation rarely costs little memory.
 
 The third: every WebSocket lets go of the HTTP request it was upgraded from (:func:`release_upgrade`).
+
+The fourth: a watch logs where the event loop or the synchronous thread stands when either stops answering
+(:mod:`baccarat_site.daphne_server.stall_watch`).
 """
 
 from __future__ import annotations
@@ -32,9 +35,11 @@ from functools import partial
 from typing import Any
 
 from daphne.cli import CommandLineInterface
-from daphne.server import Server
+from daphne.server import Server, twisted_loop
 from daphne.ws_protocol import WebSocketProtocol
 from twisted.web.http import HTTPChannel
+
+from baccarat_site.daphne_server.stall_watch import StallWatch
 
 
 class InputQueue:
@@ -113,8 +118,13 @@ def release_upgrade(transport: Any, channel: HTTPChannel) -> None:
 
 
 class LeanServer(Server):
-    """daphne's server with :class:`InputQueue` as each application's input queue, and every WebSocket's upgrade
-    request let go of (:func:`release_upgrade`)."""
+    """daphne's server with :class:`InputQueue` as each application's input queue, every WebSocket's upgrade
+    request let go of (:func:`release_upgrade`), and a watch that logs where the loop or the synchronous thread
+    stands when either stalls (:mod:`baccarat_site.daphne_server.stall_watch`)."""
+
+    def run(self) -> None:
+        StallWatch(twisted_loop).start()
+        super().run()
 
     def protocol_connected(self, protocol: Any) -> None:
         super().protocol_connected(protocol)
