@@ -34,6 +34,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from baccarat_site.accounts.models import Restriction
+from baccarat_site.accounts.selectors import ACTIVE_RESTRICTION_JOIN
 from baccarat_site.accounts.services import restriction_refusal
 from baccarat_site.audit import audit
 from baccarat_site.errors import DomainError, NotFound
@@ -137,12 +138,7 @@ def chat_rate_take(*, user_id: int) -> float | None:
 _MAY_WRITE = """
 SELECT u.is_active, r.kind, r.ends_at, m.until, t.status
 FROM "{users}" u
-LEFT JOIN LATERAL (
-    SELECT kind, ends_at FROM accounts_restriction
-    WHERE user_id = u.id AND lifted_at IS NULL AND starts_at <= %s AND (ends_at IS NULL OR ends_at > %s)
-    ORDER BY ends_at DESC NULLS FIRST
-    LIMIT 1
-) r ON true
+{restriction}
 LEFT JOIN LATERAL (
     SELECT until FROM tables_chatmute
     WHERE player_id = u.id AND lifted_at IS NULL AND until > %s
@@ -162,7 +158,10 @@ def chat_may_write(*, user: User, table_id: int, now: datetime | None = None) ->
         raise DomainError("Sign in to chat.", code="not_authenticated", status=401)
     now = now or timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(_MAY_WRITE.format(users=get_user_model()._meta.db_table), [now, now, now, table_id, user.pk])
+        cursor.execute(
+            _MAY_WRITE.format(users=get_user_model()._meta.db_table, restriction=ACTIVE_RESTRICTION_JOIN),
+            [now, now, now, table_id, user.pk],
+        )
         row = cursor.fetchone()
     if row is None or not row[0]:
         raise DomainError("This account is disabled.", code="account_disabled", status=403)

@@ -42,6 +42,7 @@ from django.utils import timezone
 from baccarat_site import money
 from baccarat_site.accounts.limits import play_limits_check_bets
 from baccarat_site.accounts.models import Restriction
+from baccarat_site.accounts.selectors import ACTIVE_RESTRICTION_JOIN
 from baccarat_site.accounts.services import restriction_refusal
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError, NotFound
@@ -256,12 +257,7 @@ FOR SHARE OF r
 _MINE_ON_ROUND = """
 SELECT 'user', r.kind, CASE WHEN u.is_active THEN 1 ELSE 0 END::numeric, r.ends_at
 FROM "{users}" u
-LEFT JOIN LATERAL (
-    SELECT kind, ends_at FROM accounts_restriction
-    WHERE user_id = u.id AND lifted_at IS NULL AND starts_at <= %s AND (ends_at IS NULL OR ends_at > %s)
-    ORDER BY ends_at DESC NULLS FIRST
-    LIMIT 1
-) r ON true
+{restriction}
 WHERE u.id = %s
 UNION ALL
 SELECT 'bet', type, SUM(amount), NULL FROM tables_bet WHERE round_id = %s AND user_id = %s GROUP BY type
@@ -275,7 +271,7 @@ SELECT 'id', NULL, nextval(%s::regclass), NULL FROM generate_series(1, %s)
 
 
 def _mine_on_round_sql() -> str:
-    return _MINE_ON_ROUND.format(users=get_user_model()._meta.db_table)
+    return _MINE_ON_ROUND.format(users=get_user_model()._meta.db_table, restriction=ACTIVE_RESTRICTION_JOIN)
 
 
 _INSERT_BETS = """
