@@ -8,17 +8,18 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+import pytest
 from asgiref.sync import sync_to_async
 
 from baccarat_site.daphne_server.stall_watch import StallWatch
 
 
 def _hold_the_loop() -> None:
-    time.sleep(0.8)
+    time.sleep(1.5)
 
 
 def _hold_the_synchronous_thread() -> None:
-    time.sleep(0.8)
+    time.sleep(1.5)
 
 
 def _run(scenario: Callable[[], Awaitable[None]]) -> None:
@@ -35,29 +36,27 @@ def _run(scenario: Callable[[], Awaitable[None]]) -> None:
     asyncio.run(main())
 
 
-def test_a_held_event_loop_is_logged_with_its_stack_and_when_it_answers(caplog):
-    async def scenario() -> None:
-        _hold_the_loop()
+async def _holding_the_loop() -> None:
+    _hold_the_loop()
 
+
+async def _holding_the_synchronous_thread() -> None:
+    await sync_to_async(_hold_the_synchronous_thread, thread_sensitive=True)()
+
+
+@pytest.mark.parametrize(
+    ("what", "other", "scenario", "holder"),
+    [
+        ("event loop", "synchronous thread", _holding_the_loop, "_hold_the_loop"),
+        ("synchronous thread", "event loop", _holding_the_synchronous_thread, "_hold_the_synchronous_thread"),
+    ],
+)
+def test_a_held_thread_is_logged_with_its_stack_and_when_it_answers(caplog, what, other, scenario, holder):
     with caplog.at_level(logging.WARNING, logger="baccarat_site.daphne_server.stall_watch"):
         _run(scenario)
     messages = [record.getMessage() for record in caplog.records]
-    stalled = [m for m in messages if m.startswith("daphne's event loop has not answered")]
+    stalled = [m for m in messages if m.startswith(f"daphne's {what} has not answered")]
     assert len(stalled) == 1, messages
-    assert "_hold_the_loop" in stalled[0]
-    assert any(m.startswith("daphne's event loop answers again after 0.") for m in messages), messages
-    assert not any("synchronous thread" in m for m in messages), messages
-
-
-def test_a_held_synchronous_thread_is_logged_with_its_stack_and_when_it_answers(caplog):
-    async def scenario() -> None:
-        await sync_to_async(_hold_the_synchronous_thread, thread_sensitive=True)()
-
-    with caplog.at_level(logging.WARNING, logger="baccarat_site.daphne_server.stall_watch"):
-        _run(scenario)
-    messages = [record.getMessage() for record in caplog.records]
-    stalled = [m for m in messages if m.startswith("daphne's synchronous thread has not answered")]
-    assert len(stalled) == 1, messages
-    assert "_hold_the_synchronous_thread" in stalled[0]
-    assert any(m.startswith("daphne's synchronous thread answers again after") for m in messages), messages
-    assert not any("event loop" in m for m in messages), messages
+    assert f"in {holder}\n" in stalled[0]
+    assert any(m.startswith(f"daphne's {what} answers again after ") for m in messages), messages
+    assert not any(other in m for m in messages), messages
