@@ -9,12 +9,14 @@ before this file runs): this file names them and sets Django up; pytest-django f
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import django
@@ -32,6 +34,32 @@ from tests.clock import FakeClock
 ensure_services()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
 django.setup()
+
+
+@pytest.fixture
+async def _background_work_finished() -> AsyncIterator[None]:
+    """A coroutine test ends right after its sockets disconnect. Let the background work that follows (a hub leaving
+    its group, channel-layer reads being cancelled) finish on the test's own event loop before pytest-asyncio closes
+    it, and end what is left by cancelling it until it ends: the loop's own shutdown cancels each task once and then
+    waits for all of them, and Python 3.11's ``wait_for`` inside redis-py can lose a cancellation (a lobby hub's
+    refresh then held a test's loop open until the 300 s timeout)."""
+    yield
+    current = asyncio.current_task()
+    for attempt in range(40):  # 20 s at most
+        others = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+        if not others:
+            return
+        _done, pending = await asyncio.wait(others, timeout=0.5)
+        for task in pending:  # first what a cancellation was lost in, after 2 s everything left
+            if task.cancelling() or attempt >= 4:
+                task.cancel()
+
+
+@pytest.fixture(autouse=True)
+def _coroutine_tests_finish_their_background_work(request: pytest.FixtureRequest) -> None:
+    """Every coroutine test gets :func:`_background_work_finished` (a synchronous test gets no event loop)."""
+    if inspect.iscoroutinefunction(request.function):
+        request.getfixturevalue("_background_work_finished")
 
 
 @pytest.fixture(scope="session")

@@ -23,11 +23,13 @@ def _layer() -> RedisChannelLayer:
 def test_a_cancelled_receive_ends_even_when_the_first_cancellation_is_lost(monkeypatch):
     send_packed_command = Connection.send_packed_command
     lost: list[float] = []
+    sending: list[asyncio.Event] = []  # set while a send is under way
 
     async def send_losing_one_cancellation(self, command, check_health=True):
         # The send takes a moment; a cancellation arriving meanwhile is lost once, the send completing, as 3.11's
         # wait_for does when the cancellation and the send's end meet.
         try:
+            sending[0].set()
             await asyncio.sleep(0.2)
         except asyncio.CancelledError:
             if lost:
@@ -41,8 +43,9 @@ def test_a_cancelled_receive_ends_even_when_the_first_cancellation_is_lost(monke
         layer = _layer()
         try:
             gone, other = await layer.new_channel(), await layer.new_channel()
+            sending.append(asyncio.Event())
             receiving = asyncio.ensure_future(layer.receive(gone))
-            await asyncio.sleep(0.1)  # inside the first send (the backup-queue script before the blocking pop)
+            await asyncio.wait_for(sending[0].wait(), timeout=10)  # the receive's first send is under way
             started = time.monotonic()
             receiving.cancel()
             with contextlib.suppress(asyncio.CancelledError):
