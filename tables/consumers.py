@@ -34,6 +34,7 @@ from django.conf import settings
 
 from baccarat_site import jsonlimits
 from baccarat_site.accounts.selectors import session_user
+from baccarat_site.cancelling import cancel_until_done
 from baccarat_site.clock import server_time
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import MAX_DEPTH
@@ -288,7 +289,7 @@ class TableConsumer(GuardedJsonConsumer):
         if rejoin is not None:
             rejoin.cancel()
         if getattr(self, "_presence", None) is not None:
-            self._presence.cancel()
+            cancel_until_done(self._presence)
         if getattr(self, "_joined", False):
             TableHub.leave(self)
 

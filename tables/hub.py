@@ -22,6 +22,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from baccarat_site.cancelling import cancel_until_done
 from tables.broadcast import text_frame, too_slow
 from tables.events import table_group
 from tables.selectors.chat import chat_history
@@ -72,8 +73,6 @@ TABLE_EVENTS = frozenset(
 CHAT_EVENTS = frozenset({"chat.message", "chat.deleted"})
 # A cached snapshot is also dropped after this long, whatever happened (an operator's edit sends no event).
 SNAPSHOT_TTL = 2.0
-# How often a hub that is being stopped is cancelled again (see ProcessHub.stop).
-STOP_RETRY_SECONDS = 0.5
 # Sockets handed a frame through the ordinary send before the hub lets the event loop write them out.
 DELIVERY_BATCH = 64
 # An alias with no layer configured: get_channel_layer() gives None, so Channels opens no channel.
@@ -122,11 +121,8 @@ class ProcessHub:
             hub.stop()
 
     def stop(self) -> None:
-        """End the hub. Python 3.11's ``wait_for`` (which redis-py wraps around every command) can swallow a
-        cancellation that races a completed send, leaving the task reading on: cancel again until it ends."""
-        if not self.task.done():
-            self.task.cancel()
-            self.loop.call_later(STOP_RETRY_SECONDS, self.stop)
+        """End the hub (cancelled until it ends: baccarat_site.cancelling)."""
+        cancel_until_done(self.task)
 
 
 class TableHub(ProcessHub):
@@ -230,7 +226,7 @@ class TableHub(ProcessHub):
         finally:
             self.ready.set()
             if keepalive is not None:
-                keepalive.cancel()
+                cancel_until_done(keepalive)
             with contextlib.suppress(Exception):
                 await asyncio.shield(self.layer.group_discard(group, channel))
 

@@ -26,6 +26,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from baccarat_site.cancelling import cancel_until_done
 from baccarat_site.clock import server_time
 from tables import presence
 from tables.consumers import GuardedJsonConsumer
@@ -110,7 +111,7 @@ class LobbyHub(ProcessHub):
         finally:
             self.ready.set()
             for helper in helpers:
-                helper.cancel()
+                cancel_until_done(helper)
             with contextlib.suppress(Exception):
                 await asyncio.shield(self.layer.group_discard(LOBBY_GROUP, channel))
 

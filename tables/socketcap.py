@@ -28,6 +28,7 @@ from typing import Any
 
 from django.conf import settings
 
+from baccarat_site.cancelling import cancel_until_done
 from tables.presence import _async_client
 
 logger = logging.getLogger(__name__)
@@ -172,7 +173,7 @@ class SlotKeeper:
     def discard(self, slot: SocketSlot) -> None:
         self.slots.discard(slot)
         if not self.slots and self.task is not None:
-            self.task.cancel()
+            cancel_until_done(self.task)
             self.task = None
 
     async def _run(self) -> None:
