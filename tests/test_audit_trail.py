@@ -142,6 +142,7 @@ COMMANDS = {
     "table_pause": lambda table, round_: ["table_pause", str(table.pk)],
     "table_resume": lambda table, round_: ["table_resume", str(table.pk)],
     "round_cancel": lambda table, round_: ["round_cancel", str(round_.pk)],
+    "table_close": lambda table, round_: ["table_close", str(table.pk)],
     "wallet_deposit": lambda table, round_: ["wallet_deposit", "alice", "5.00"],
     "create_player": lambda table, round_: ["create_player", "zed", "--password", "secret-pass-1"],
 }

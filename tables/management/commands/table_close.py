@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from baccarat_site.audit import add_reason_argument, from_command
 from baccarat_site.errors import DomainError
 from tables.models import Table
 from tables.services import controls
@@ -25,31 +26,34 @@ class Command(BaseCommand):
         action.add_argument("--reopen", action="store_true")
         action.add_argument("--retire", action="store_true")
         action.add_argument("--unretire", action="store_true")
-        parser.add_argument("--reason", required=True)
+        add_reason_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         table_id, reason = options["table_id"], options["reason"]
         if not Table.objects.filter(pk=table_id).exists():
             raise CommandError(f"There is no table {table_id}.")
         try:
-            if options["reopen"]:
-                done = controls.table_reopen(table_id=table_id, reason=reason)
-                said = "reopened" if done["reopened"] else "close called off" if done["close_called_off"] else None
-            elif options["retire"]:
-                said = "retired" if controls.table_retire(table_id=table_id, reason=reason) else None
-            elif options["unretire"]:
-                said = (
-                    "out of retirement, closed" if controls.table_unretire(table_id=table_id, reason=reason) else None
-                )
-            else:
-                done = controls.table_close(table_id=table_id, when=options["at"], reason=reason)
-                said = (
-                    "closed"
-                    if done["closed"]
-                    else f"closes at the end of the {options['at']}"
-                    if done["closing"]
-                    else None
-                )
+            with from_command(command="table_close", reason=reason):
+                if options["reopen"]:
+                    done = controls.table_reopen(table_id=table_id, reason=reason)
+                    said = "reopened" if done["reopened"] else "close called off" if done["close_called_off"] else None
+                elif options["retire"]:
+                    said = "retired" if controls.table_retire(table_id=table_id, reason=reason) else None
+                elif options["unretire"]:
+                    said = (
+                        "out of retirement, closed"
+                        if controls.table_unretire(table_id=table_id, reason=reason)
+                        else None
+                    )
+                else:
+                    done = controls.table_close(table_id=table_id, when=options["at"], reason=reason)
+                    said = (
+                        "closed"
+                        if done["closed"]
+                        else f"closes at the end of the {options['at']}"
+                        if done["closing"]
+                        else None
+                    )
         except DomainError as error:
             raise CommandError(error.detail) from error
         if said is None:
