@@ -15,9 +15,12 @@
     });
   }
 
-  async function api(method, url, body, headers) {
+  // options.timeoutMs: give up (the promise rejects) after that long; only for a request that is safe to lose.
+  async function api(method, url, body, headers, options) {
+    const timeoutMs = options && options.timeoutMs;
     const response = await fetch(url, {
       method,
+      signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
       credentials: "same-origin",
       headers: Object.assign(
         { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": cookie("csrftoken") },

@@ -6,6 +6,8 @@ round of the shoe; a player is refused everywhere; the console fits a tablet in 
 
 from __future__ import annotations
 
+import contextlib
+import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -170,6 +172,40 @@ def test_a_misread_and_an_impossible_card_say_scan_again_and_deal_nothing(casino
     expect(console(page)).to_have_attribute("data-cards", "2")
     expect(page.locator("#dc-banker-cards li")).to_have_attribute("data-card", "9C")
     expect(page.locator("#dc-rescan")).to_be_hidden()
+
+
+def test_a_state_read_that_hangs_does_not_hold_the_scans_queued_behind_it(casino_url, page, dealer):
+    """Each scan waits for the state read after it; a read that never answers is given up after 5 s
+    (static/casino/dealer/console.js, READ_TIMEOUT_MS), so the next card still goes to the server."""
+    table = live_table("Hung read", decks=1)
+    log_in(page, casino_url, "dora")
+    open_console(page, casino_url, table)
+    take_shift_and_burn(page, "5H")
+    wait_for_close(page)
+
+    state_url = f"{casino_url}/api/dealer/tables/{table.pk}/"
+    held = []
+
+    def hang_reads(route):
+        if route.request.method == "GET":
+            held.append(route)  # never answered while the route is in place
+        else:
+            route.continue_()
+
+    page.route(state_url, hang_reads)
+    scan(page, "TH")
+    scan(page, "9C")
+    deadline = time.monotonic() + 15
+    while len(api_cards(page, casino_url, table)) < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+    assert [c["card"] for c in api_cards(page, casino_url, table)] == ["TH", "9C"]
+    assert held, "the console read the state while the route held it"
+
+    page.unroute(state_url)
+    for route in held:
+        with contextlib.suppress(Exception):  # the page gave up on it already
+            route.continue_()
+    expect(console(page)).to_have_attribute("data-cards", "2", timeout=10_000)
 
 
 def test_a_card_before_betting_closes_is_refused(casino_url, page, dealer, console_errors):

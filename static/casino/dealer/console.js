@@ -10,6 +10,10 @@ import { Scanner } from "./scanner.js";
 import { refusal, slotName } from "./words.js";
 
 const POLL_MS = 3000;
+// A read of the state gives up after this long: each scan waits for the read after it (the next card's slot is
+// named from it), and a read that hung held every scan queued behind it. A card's POST has no such limit:
+// abandoning one that reached the server, and scanning the card again, would deal it twice.
+const READ_TIMEOUT_MS = 5000;
 const config = JSON.parse(document.getElementById("dealer-config").textContent);
 const root = document.getElementById("console");
 const el = (id) => document.getElementById(id);
@@ -32,7 +36,7 @@ async function refresh() {
   const mine = ++asked;
   let reply;
   try {
-    reply = await window.Casino.api("GET", config.api);
+    reply = await window.Casino.api("GET", config.api, undefined, undefined, { timeoutMs: READ_TIMEOUT_MS });
   } catch (error) {
     return;
   }
