@@ -32,12 +32,15 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditlog.middleware import AuditlogMiddleware
 from auditlog.models import LogEntry
 from django.db.models import Model, ProtectedError
 from django.http import HttpRequest, HttpResponse
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 # Who is acting, for the entries of the current request or command: {"request": …} or {"os_user": …, …}.
 _acting: ContextVar[dict[str, Any] | None] = ContextVar("baccarat_audit_acting", default=None)
@@ -49,7 +52,7 @@ def _plain(value: Any) -> Any:
 
 def audit(
     *,
-    actor: Any,
+    actor: User | AnonymousUser | None,
     action: str,
     target: Model,
     reason: str = "",

@@ -13,7 +13,7 @@ rows, its difference limit) may only narrow its variant's.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -43,6 +43,9 @@ from tables.models import (
 )
 from tables.selectors.supervisor import has_open_call
 from tables.services import controls
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 #: The "Preview odds" button of the variant's change form (templates/admin/tables/variant/submit_line.html).
 PREVIEW = "_preview"
@@ -263,7 +266,7 @@ OPERATIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def _operate(op: str, table: Table, reason: str, actor: Any) -> str:
+def _operate(op: str, table: Table, reason: str, actor: User) -> str:
     """Run one operator action through the live-table services; returns what happened, for a message."""
     if op == "pause":
         done = controls.table_pause(table_id=table.pk, reason=reason, actor=actor)
@@ -508,7 +511,9 @@ class TableAdmin(admin.ModelAdmin):
         if form.is_valid():
             for table in tables:
                 try:
-                    self.message_user(request, _operate(op, table, form.cleaned_data["reason"], request.user))
+                    self.message_user(
+                        request, _operate(op, table, form.cleaned_data["reason"], cast("User", request.user))
+                    )
                 except DomainError as error:
                     self.message_user(request, f"{table}: {error.detail}", level=messages.ERROR)
             return HttpResponseRedirect(reverse("admin:tables_table_changelist"))

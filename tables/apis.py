@@ -8,7 +8,7 @@ import logging
 import re
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as day_time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.utils import (
@@ -37,6 +37,9 @@ from tables.selectors import tables as table_selectors
 from tables.services.placement import MAX_BETS_PER_BATCH, bet_place
 from tables.services.rate import SCOPE as BET_RATE_SCOPE
 from tables.services.rate import bet_rate_take
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 RESULTS = ("won", "lost", "push", "refunded", "open")
 
@@ -391,7 +394,7 @@ class BetListApi(APIView):
         elif isinstance(end, date):
             before = datetime.combine(end + timedelta(days=1), day_time.min, tzinfo=UTC)
         bets = bet_selectors.bet_list(
-            user=request.user,
+            user=cast("User", request.user),
             table_id=data.get("table"),
             bet_type=data.get("type"),
             result=data.get("result"),

@@ -25,7 +25,7 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
@@ -53,6 +53,9 @@ from tables.services.chat import chat_send
 from tables.services.placement import Placement, bet_place
 from tables.services.rate import bet_rate_take
 from tables.socketcap import PER_PLAYER, SocketSlot, address_of
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +95,7 @@ def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
 
 
 def _confirm(
-    session: Any, user: Any, round_id: int, mode: str, bets: list[Any], key: str
+    session: Any, user: User, round_id: int, mode: str, bets: list[Any], key: str
 ) -> dict[str, Any] | Placement:
     """A socket's confirm in one trip to a worker thread: :func:`_may_bet`, then ``bet_place``. Returns the refusal's
     error body, or the Placement (a refused placement raises its DomainError). One thread hand-off and one
@@ -208,7 +211,7 @@ class GuardedJsonConsumer(AsyncJsonWebsocketConsumer):
 
 class TableConsumer(GuardedJsonConsumer):
     table_id: int
-    user: Any = None
+    user: User | None = None
     # Under daphne: writes a table event's ready-made frame straight to this socket (tables.broadcast).
     writer: DirectWriter | None = None
     protocol: Any = None  # daphne's protocol object, for the slow-client cap when direct writes are off

@@ -16,7 +16,7 @@ refuses. The delete page lists those entries as protected and says to deactivate
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from auditlog.models import LogEntry
 from django import forms
@@ -41,6 +41,9 @@ from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
 from wallets.forms import AmountField
 from wallets.models import Wallet
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as AuthUser
 
 
 @admin.register(SignIn)
@@ -79,7 +82,7 @@ def _stop(service: Callable[..., Any]) -> Callable[..., Any]:
     return lambda *, player, data, actor: service(user=player, reason=data["reason"], actor=actor)
 
 
-def _note(*, player: Any, data: dict[str, Any], actor: Any) -> Any:
+def _note(*, player: Player, data: dict[str, Any], actor: AuthUser | None) -> Any:
     return services.player_note_add(player=player, text=data["note"], actor=actor)
 
 
@@ -367,7 +370,9 @@ class PlayerLimitAdmin(admin.ModelAdmin):
         data = form.cleaned_data
         user = obj.user
         try:
-            saved = player_limit_set(user=user, max_stake=data["max_stake"], reason=data["reason"], actor=request.user)
+            saved = player_limit_set(
+                user=user, max_stake=data["max_stake"], reason=data["reason"], actor=cast("AuthUser", request.user)
+            )
         except DomainError as error:  # pragma: no cover - the form refuses the same input first
             raise ValidationError(error.detail) from error
         obj.pk, obj.updated_at, obj.updated_by = saved.pk, saved.updated_at, saved.updated_by

@@ -84,7 +84,7 @@ class LogoutApi(APIView):
         if request.auth is None:  # the session cookie: Django's logout (its signal revokes the token too)
             logout(request._request)
         else:  # a token client: its token only (the player's browser sessions and sockets are theirs)
-            services.api_token_revoke(user=request.user)
+            services.api_token_revoke(user=cast("User", request.user))
         return Response(status=204)
 
 
@@ -104,7 +104,7 @@ class RefillApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        services.player_refill(user=request.user)
+        services.player_refill(user=cast("User", request.user))
         return Response(WalletApi.OutputSerializer(wallet_balance(user=cast("User", request.user))).data)
 
 
@@ -133,7 +133,9 @@ class _SelfRestrictApi(APIView):
     def post(self, request: Request) -> Response:
         given = self.InputSerializer(data=request.data)
         given.is_valid(raise_exception=True)
-        stop = services.player_self_restrict(user=request.user, kind=self.kind, period=given.validated_data["period"])
+        stop = services.player_self_restrict(
+            user=cast("User", request.user), kind=self.kind, period=given.validated_data["period"]
+        )
         return Response(self.OutputSerializer(stop).data, status=201)
 
 
@@ -271,5 +273,5 @@ class LimitsApi(APIView):
         blank = sorted(kind for kind, value in request.data.items() if value == "")
         if blank:
             raise DomainError(f"{', '.join(blank)}: send null for no limit, not an empty string.", code="invalid_limit")
-        state = play_limits_set(user=request.user, changes=dict(request.data))
+        state = play_limits_set(user=cast("User", request.user), changes=dict(request.data))
         return Response(limits_body(state))

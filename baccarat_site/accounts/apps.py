@@ -1,9 +1,15 @@
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from django.apps import AppConfig
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.http import HttpRequest
 
-def _record_sign_in(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+
+def _record_sign_in(sender: Any, request: HttpRequest, user: User, **kwargs: Any) -> None:
     """``user_logged_in``: every sign-in (login page, admin, sign-up) is recorded with its address and device."""
     # Imported on use: apps.py is loaded before the models, which the services import.
     from baccarat_site.accounts.services import sign_in_record

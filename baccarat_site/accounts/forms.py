@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.conf import settings
@@ -17,6 +17,9 @@ from baccarat_site.accounts.lockout import password_lockout_detail
 from baccarat_site.accounts.models import Profile
 from baccarat_site.accounts.selectors import active_restriction
 from baccarat_site.accounts.services import restriction_refusal
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 REQUIRED = {"required": _("This field is required.")}
 MISMATCH = _("The two password fields didn’t match.")
@@ -82,7 +85,7 @@ class LoginForm(auth_forms.AuthenticationForm):
         self.fields["password"].label = _("Password")
         self.fields["password"].error_messages.update(REQUIRED)
 
-    def confirm_login_allowed(self, user: Any) -> None:
+    def confirm_login_allowed(self, user: User) -> None:
         """Refuse a player whose play is stopped (suspended, closed, on a time-out or self-excluded), saying
         why and until when."""
         super().confirm_login_allowed(user)
@@ -109,7 +112,7 @@ class PasswordChangeForm(auth_forms.PasswordChangeForm):
 
     field_order = ["old_password", "new_password1", "new_password2"]
 
-    def __init__(self, user: Any, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+    def __init__(self, user: User, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
         super().__init__(user, *args, **kwargs)
         self.request = request
 

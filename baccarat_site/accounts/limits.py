@@ -49,7 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -64,6 +64,9 @@ from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import DomainError
 from tables.selectors.outcomes import payout_sql
 from wallets.selectors import refill_reference
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 WINDOWS: dict[str, timedelta] = {"day": timedelta(hours=24), "week": timedelta(days=7), "month": timedelta(days=30)}
 COOLING_OFF = timedelta(hours=24)
@@ -397,7 +400,7 @@ def _stricter(new: Decimal | None, old: Decimal | None) -> bool:
 
 
 @transaction.atomic
-def play_limits_set(*, user: Any, changes: dict[str, Any], now: datetime | None = None) -> LimitsState:
+def play_limits_set(*, user: User, changes: dict[str, Any], now: datetime | None = None) -> LimitsState:
     """Change some of the player's limits (``{kind: raw value}``, as :func:`parse_limit` reads them; kinds left
     out stay as they are). Every value is checked first: one bad value changes nothing. Stricter ones apply at
     once, looser ones after :data:`COOLING_OFF`; a change replaces a pending one of the same limit. Audited with

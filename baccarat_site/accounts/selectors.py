@@ -25,15 +25,16 @@ from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import User
     from django.http import HttpRequest
 
 
-def profile_of(*, user: Any) -> Profile:
+def profile_of(*, user: User) -> Profile:
     """The player's preferences (defaults, unsaved, for a player who has none yet)."""
     return Profile.objects.filter(user=user).first() or Profile(user=user)
 
 
-def personal_limits_of(*, user: Any) -> dict[str, str] | None:
+def personal_limits_of(*, user: User) -> dict[str, str] | None:
     """The player's personal limits as the API shows them, ``{"max_stake": "100.00"}``, or None when they have
     none (docs/api.md ``personal_limits``)."""
     max_stake = PlayerLimit.objects.filter(user_id=user.pk).values_list("max_stake", flat=True).first()
@@ -50,7 +51,7 @@ class AccountHeader:
     reality_since: datetime | None = None
 
 
-def account_header(*, user: Any) -> AccountHeader:
+def account_header(*, user: User) -> AccountHeader:
     """What every page's header shows a signed-in player: the balance and the sound preference."""
     now = timezone.now()
     # One query: the sound preference, the reality check in force (the newest applied change of it: see
@@ -94,7 +95,7 @@ class SessionTotals:
         return self.returned - (self.staked - self.pending)
 
 
-def session_totals(*, user: Any) -> SessionTotals:
+def session_totals(*, user: User) -> SessionTotals:
     """The stakes and returns of the bets the player placed since their latest sign-in, in one aggregate query
     (nothing before a first sign-in)."""
     start = SignIn.objects.filter(user=OuterRef("user")).order_by("-at").values("at")[:1]
@@ -111,7 +112,7 @@ def session_totals(*, user: Any) -> SessionTotals:
     return SessionTotals(staked=row["staked"] or zero, returned=row["returned"] or zero, pending=row["pending"] or zero)
 
 
-def refill_status(*, user: Any) -> RefillStatus:
+def refill_status(*, user: User) -> RefillStatus:
     """Whether the player may refill now (``wallets.selectors.wallet_refill_status``, against the smallest
     stake the tables take)."""
     return wallet_refill_status(user=user, minimum_stake=table_minimum_stake())
@@ -170,7 +171,7 @@ class ApiTokenView:
     last4: str
 
 
-def api_token_of(*, user: Any) -> ApiTokenView | None:
+def api_token_of(*, user: User) -> ApiTokenView | None:
     """The player's API token (DRF's authtoken keeps one per user), or None."""
     token = Token.objects.filter(user_id=user.pk).only("key", "created").first()
     if token is None:

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dateutil.relativedelta import relativedelta
 from django.conf import settings
@@ -37,6 +37,9 @@ from tables.selectors.tables import table_minimum_stake
 from wallets.models import LedgerTransaction
 from wallets.selectors import wallet_refill_status
 from wallets.services import wallet_lock, wallet_open_player, wallet_refill
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
@@ -151,7 +154,7 @@ def player_sign_up(*, form: Any, language: str = "", address: str | None = None)
     return user, place.credited
 
 
-def profile_update(*, user: Any, language: str | None = None, sound: bool | None = None) -> Profile:
+def profile_update(*, user: User, language: str | None = None, sound: bool | None = None) -> Profile:
     """Save the player's language (``""``: the browser's) and/or sound preference; ``None`` leaves one as it is."""
     if language is not None and language and language not in LANGUAGE_CODES:
         raise ValueError(f"Unknown language {language!r}.")
@@ -192,7 +195,7 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
 
 
 @transaction.atomic
-def player_refill(*, user: Any, now: datetime | None = None) -> LedgerTransaction:
+def player_refill(*, user: User, now: datetime | None = None) -> LedgerTransaction:
     """Top the player's play money back up (``wallets.services.wallet_refill``), when their balance is below
     the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``) and the refill stays
     within the player's deposit limits (``accounts.limits``: 403 ``limit_reached``). The limits are read
@@ -207,7 +210,7 @@ def player_refill(*, user: Any, now: datetime | None = None) -> LedgerTransactio
     return wallet_refill(user=user, minimum_stake=minimum, now=now)
 
 
-def sign_in_record(*, user: Any, request: HttpRequest | None, method: str = SignIn.Method.PAGE) -> SignIn:
+def sign_in_record(*, user: User, request: HttpRequest | None, method: str = SignIn.Method.PAGE) -> SignIn:
     """Record a successful sign-in: the address (``REMOTE_ADDR``, or the header a trusted proxy sets, named by
     ``SIGNIN_ADDRESS_HEADER``), the browser and the device cookie. A browser without the cookie is given a new
     device id here; :class:`baccarat_site.accounts.middleware.DeviceCookieMiddleware` sets it on the response."""
@@ -282,7 +285,7 @@ def restriction_refusal(stop: Restriction) -> DomainError:
     return DomainError(detail, code=REFUSAL_CODES[Restriction.Kind(stop.kind)], status=403)
 
 
-def _stop_play(*, user: Any, stop: Restriction, now: datetime) -> None:
+def _stop_play(*, user: User, stop: Restriction, now: datetime) -> None:
     """What every new restriction does at once: API tokens revoked, open sockets closed, and a mark that ends the
     player's signed-in sessions at their next request (baccarat_site.accounts.middleware), set after commit.
     Bets are refused from the database row itself (tables.services.placement), whatever the mark."""
@@ -292,7 +295,7 @@ def _stop_play(*, user: Any, stop: Restriction, now: datetime) -> None:
     transaction.on_commit(lambda: cache.set(_restricted_key(user.pk), stop.kind, timeout=timeout))
 
 
-def _staff_reason(actor: Any, reason: str) -> str:
+def _staff_reason(actor: User | None, reason: str) -> str:
     """The reason of a staff action on a player, after checking the actor may act on players."""
     if actor is None or not actor.has_perm("accounts.suspend_player"):
         raise NotAllowed("Only staff with the right to suspend players may do this.")
@@ -304,13 +307,13 @@ def _staff_reason(actor: Any, reason: str) -> str:
     return reason
 
 
-def _player(user: Any) -> None:
+def _player(user: User) -> None:
     if user.is_staff or user.is_superuser:
         raise DomainError("Staff accounts are not restricted here: a superuser deactivates them.", code="not_a_player")
 
 
 @transaction.atomic
-def player_suspend(*, user: Any, reason: str, actor: Any, now: datetime | None = None) -> Restriction:
+def player_suspend(*, user: User, reason: str, actor: User | None, now: datetime | None = None) -> Restriction:
     """Suspend a player (staff with ``accounts.suspend_player``, a reason required): sign-in, tokens and bets are
     refused until :func:`player_reinstate`. Suspending a suspended player changes nothing and returns the stop in
     force. Audited with who, before and after. ``now`` (default: the clock) is when it starts."""
@@ -318,13 +321,13 @@ def player_suspend(*, user: Any, reason: str, actor: Any, now: datetime | None =
 
 
 @transaction.atomic
-def player_close(*, user: Any, reason: str, actor: Any, now: datetime | None = None) -> Restriction:
+def player_close(*, user: User, reason: str, actor: User | None, now: datetime | None = None) -> Restriction:
     """Close a player's account for good (staff with ``accounts.suspend_player``), from ``now`` (default: the
     clock). Audited."""
     return _staff_restriction(user=user, reason=reason, actor=actor, kind=Restriction.Kind.CLOSURE, now=now)
 
 
-def _staff_restriction(*, user: Any, reason: str, actor: Any, kind: str, now: datetime | None) -> Restriction:
+def _staff_restriction(*, user: User, reason: str, actor: User | None, kind: str, now: datetime | None) -> Restriction:
     now = now or timezone.now()
     reason = _staff_reason(actor, reason)
     _player(user)
@@ -347,7 +350,7 @@ def _staff_restriction(*, user: Any, reason: str, actor: Any, kind: str, now: da
 
 
 @transaction.atomic
-def player_reinstate(*, user: Any, reason: str, actor: Any, now: datetime | None = None) -> int:
+def player_reinstate(*, user: User, reason: str, actor: User | None, now: datetime | None = None) -> int:
     """Lift a staff suspension (a closure, a time-out and a self-exclusion stay), stamping ``lifted_at`` with
     ``now`` (default: the clock). Returns how many were lifted. Audited."""
     now = now or timezone.now()
@@ -385,7 +388,7 @@ def self_restriction_end(*, kind: str, period: str, now: datetime) -> datetime:
 
 
 @transaction.atomic
-def player_self_restrict(*, user: Any, kind: str, period: str, now: datetime | None = None) -> Restriction:
+def player_self_restrict(*, user: User, kind: str, period: str, now: datetime | None = None) -> Restriction:
     """The player's own time-out (``24h``, ``7d``, ``30d``, ``6w``) or self-exclusion (``6m``, ``1y``, ``5y``),
     from now. It cannot be shortened or lifted early by anyone; taking another while one runs keeps the longer
     end. Audited with the player as actor. ``now`` defaults to the clock."""
@@ -414,7 +417,7 @@ def restriction_ends_session(*, user_id: int) -> Restriction | None:
 
 
 @transaction.atomic
-def player_note_add(*, player: Any, text: str, actor: Any) -> PlayerNote:
+def player_note_add(*, player: User, text: str, actor: User | None) -> PlayerNote:
     """A staff member's note on a player (staff with ``accounts.add_playernote``), audited."""
     if actor is None or not actor.has_perm("accounts.add_playernote"):
         raise NotAllowed("Only staff with the right to write player notes may do this.")
@@ -426,7 +429,7 @@ def player_note_add(*, player: Any, text: str, actor: Any) -> PlayerNote:
     return note
 
 
-def player_limit_set(*, user: Any, max_stake: Decimal | None, reason: str, actor: Any) -> PlayerLimit:
+def player_limit_set(*, user: User, max_stake: Decimal | None, reason: str, actor: User | None) -> PlayerLimit:
     """Set (``max_stake``) or clear (``None``) a player's personal maximum stake, with the reason, and write who
     did it, the limit before and after and why to the audit trail, all in one transaction.
 
@@ -472,21 +475,21 @@ def player_limit_set(*, user: Any, max_stake: Decimal | None, reason: str, actor
 SESSION_ENDED = "session.ended"
 
 
-def api_token_revoke(*, user: Any) -> bool:
+def api_token_revoke(*, user: User) -> bool:
     """Delete the player's API token (DRF's authtoken: one per user), so its key answers 401 from now on.
     Whether there was one."""
     deleted, _detail = Token.objects.filter(user_id=user.pk).delete()
     return deleted > 0
 
 
-def sockets_close(*, user: Any, session_key: str | None = None, reason: str) -> None:
+def sockets_close(*, user: User, session_key: str | None = None, reason: str) -> None:
     """After commit, close the player's open table sockets (those of ``session_key`` alone when given): a socket
     is signed in once, when it connects, and would otherwise keep receiving the balance and the player's own
     bets after the session that opened it ended."""
     send_on_commit(user_group(user.pk), {"type": SESSION_ENDED, "session_key": session_key, "reason": reason})
 
 
-def account_signed_out(*, user: Any, session_key: str | None) -> None:
+def account_signed_out(*, user: User, session_key: str | None) -> None:
     """A player signed out (the site's sign-out, or ``POST /api/auth/logout/``): their API token is revoked and
     the sockets of that session are closed."""
     with transaction.atomic():
@@ -494,7 +497,7 @@ def account_signed_out(*, user: Any, session_key: str | None) -> None:
         sockets_close(user=user, session_key=session_key, reason="signed_out")
 
 
-def account_password_changed(*, user: Any) -> None:
+def account_password_changed(*, user: User) -> None:
     """A player's password changed, by any path (the password page, the admin, ``changepassword``): their API
     token is revoked and every open socket of theirs is closed (the sessions it invalidated reconnect as
     watchers; the one that changed it reconnects signed in)."""

@@ -3,11 +3,14 @@ sign-out. Connected in ``AccountsConfig.ready``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest
 
 from baccarat_site.accounts import services
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def password_saving(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
@@ -36,7 +39,7 @@ def password_saved(sender: Any, instance: Any, created: bool = False, **kwargs: 
     services.account_password_changed(user=instance)
 
 
-def signed_out(sender: Any, request: HttpRequest | None = None, user: Any = None, **kwargs: Any) -> None:
+def signed_out(sender: Any, request: HttpRequest | None = None, user: User | None = None, **kwargs: Any) -> None:
     """``user_logged_out``: sent by ``django.contrib.auth.logout`` before it flushes the session."""
     if user is None:
         return

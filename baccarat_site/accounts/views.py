@@ -128,16 +128,17 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def profile(request: HttpRequest, limits_form: LimitsForm | None = None) -> HttpResponse:
-    saved = selectors.profile_of(user=request.user)
+    user = cast("User", request.user)
+    saved = selectors.profile_of(user=user)
     form = ProfileForm(request.POST if limits_form is None and request.method == "POST" else None, instance=saved)
     if limits_form is None and request.method == "POST" and form.is_valid():
         language = form.cleaned_data["language"]
-        services.profile_update(user=request.user, language=language, sound=form.cleaned_data["sound"])
+        services.profile_update(user=user, language=language, sound=form.cleaned_data["sound"])
         response = remember_language(redirect("profile"), language)
         messages.success(request, _("Your preferences are saved."))
         return response
-    refill = selectors.refill_status(user=request.user)
-    personal = selectors.personal_limits_of(user=request.user)
+    refill = selectors.refill_status(user=user)
+    personal = selectors.personal_limits_of(user=user)
     state = play_limits_state(user_id=cast(int, request.user.pk))
     return render(
         request,
@@ -150,7 +151,7 @@ def profile(request: HttpRequest, limits_form: LimitsForm | None = None) -> Http
             "personal_max": display(personal["max_stake"]) if personal else "",
             "limits_form": limits_form or LimitsForm(initial_limits=_asked_limits(state)),
             "limit_rows": _limit_rows(state),
-            "api_token": selectors.api_token_of(user=request.user),
+            "api_token": selectors.api_token_of(user=user),
             "break_choices": _break_choices(),
         },
     )
@@ -202,7 +203,7 @@ def take_break(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"kind": kind, "period": period}
     try:
         if request.method == "POST" and data.get("confirm"):
-            stop = services.player_self_restrict(user=request.user, kind=kind, period=period)
+            stop = services.player_self_restrict(user=cast("User", request.user), kind=kind, period=period)
             logout(request)
             messages.info(
                 request, _("You have been signed out.") + " " + str(services.restriction_refusal(stop).detail)
@@ -225,7 +226,7 @@ def take_break(request: HttpRequest) -> HttpResponse:
 def session_totals(request: HttpRequest) -> JsonResponse:
     """The reality check's figures: what the player staked since signing in, the net result of the settled bets
     and what is still in play, as the pages write amounts (``1,234.00``; the net signed)."""
-    totals = selectors.session_totals(user=request.user)
+    totals = selectors.session_totals(user=cast("User", request.user))
     net = display(totals.net)
     return JsonResponse(
         {
@@ -279,7 +280,7 @@ def limits(request: HttpRequest) -> HttpResponse:
     form = LimitsForm(request.POST)
     if form.is_valid():
         try:
-            play_limits_set(user=request.user, changes=dict(form.changes()))
+            play_limits_set(user=cast("User", request.user), changes=dict(form.changes()))
         except DomainError as error:
             form.add_error(None, error.detail)
         else:
@@ -295,7 +296,7 @@ def limits(request: HttpRequest) -> HttpResponse:
 @require_POST
 def token_revoke(request: HttpRequest) -> HttpResponse:
     """The profile's Revoke button: the player's API token stops working now."""
-    if services.api_token_revoke(user=request.user):
+    if services.api_token_revoke(user=cast("User", request.user)):
         messages.success(request, _("Your API token is revoked: programs that used it are signed out."))
     else:
         messages.info(request, _("You have no API token."))
@@ -305,13 +306,14 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def refill(request: HttpRequest) -> HttpResponse:
+    user = cast("User", request.user)
     try:
-        services.player_refill(user=request.user)
+        services.player_refill(user=user)
     except DomainError as error:
-        status = selectors.refill_status(user=request.user)
+        status = selectors.refill_status(user=user)
         messages.error(request, _refusal_text(error.code, status) or error.detail or _("The refill was refused."))
     else:
-        balance = display(wallet_selectors.wallet_balance(user=cast("User", request.user))["balance"])
+        balance = display(wallet_selectors.wallet_balance(user=user)["balance"])
         messages.success(request, _("Your play money is back to %(amount)s.") % {"amount": balance})
     return redirect("profile")
 
@@ -348,7 +350,7 @@ def sound(request: HttpRequest) -> JsonResponse:
     form = PreferencesForm(request.POST)
     if not form.is_valid() or not form.cleaned_data["sound"]:
         return JsonResponse({"code": "invalid_request", "detail": "sound must be on or off."}, status=400)
-    services.profile_update(user=request.user, sound=form.cleaned_data["sound"] == "on")
+    services.profile_update(user=cast("User", request.user), sound=form.cleaned_data["sound"] == "on")
     return JsonResponse({"sound": form.cleaned_data["sound"]})
 
 

@@ -6,7 +6,7 @@ Every query here is filtered by the caller: nobody reads another player's bets.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db.models import QuerySet
 
@@ -17,12 +17,15 @@ from tables.selectors.outcomes import payout_sql
 from tables.selectors.tables import round_detail
 from wallets.selectors import Reconciliation, ledger_reconciliation
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
 MAX_ID = 2**63 - 1
 
 
 def bet_list(
     *,
-    user: Any,
+    user: User,
     table_id: int | None = None,
     bet_type: str | None = None,
     result: str | None = None,
@@ -54,14 +57,16 @@ def bet_list(
     return bets
 
 
-def round_bets_of(*, round_id: int, user: Any) -> list[Bet]:
+def round_bets_of(*, round_id: int, user: User | AnonymousUser | None) -> list[Bet]:
     """The caller's bets on one round (none for an anonymous caller)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return []
-    return list(Bet.objects.filter(round_id=round_id, user=user).select_related("outcome", "round").order_by("id"))
+    return list(
+        Bet.objects.filter(round_id=round_id, user=cast("User", user)).select_related("outcome", "round").order_by("id")
+    )
 
 
-def round_with_bets(*, round_id: int, user: Any) -> dict[str, Any]:
+def round_with_bets(*, round_id: int, user: User | AnonymousUser | None) -> dict[str, Any]:
     """A round's public facts (cards, totals, winner, flags; nothing more while betting is open)
     and only the caller's bets with their payouts. Raises ``round_not_found``."""
     round_ = (

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q, QuerySet, Sum
@@ -22,6 +22,9 @@ from tables.models import Bet, Round, Table
 from tables.selectors.bets import MAX_ID, bet_list
 from tables.selectors.outcomes import bet_payout
 from tables.selectors.tables import dealer_info, round_public_reason
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 #: Rounds per page of the record.
 ROUNDS_PER_PAGE = 20
@@ -133,7 +136,7 @@ def net_of(bet: Bet) -> Decimal | None:
     return None if bet.payout is None else bet.payout - bet.amount
 
 
-def filtered_bets(*, user: Any, filters: RecordFilters) -> QuerySet[Bet]:
+def filtered_bets(*, user: User, filters: RecordFilters) -> QuerySet[Bet]:
     """The caller's bets the filters select, newest first (the REST record's query)."""
     placed_from = datetime.combine(filters.day_from, time.min, tzinfo=UTC) if filters.day_from else None
     placed_before = (
@@ -154,7 +157,7 @@ def record_tables() -> list[tuple[int, str]]:
     return list(Table.objects.order_by("name", "id").values_list("id", "name"))
 
 
-def record_totals(*, user: Any, filters: RecordFilters) -> RecordTotals:
+def record_totals(*, user: User, filters: RecordFilters) -> RecordTotals:
     """Totals over everything the filters select (every page), in one query."""
     row = (
         filtered_bets(user=user, filters=filters)
@@ -239,7 +242,7 @@ def _facts(round_: Round, when: datetime | None = None) -> RoundFacts:
     )
 
 
-def record_page(*, user: Any, filters: RecordFilters, page: int = 1, per_page: int = ROUNDS_PER_PAGE) -> RecordPage:
+def record_page(*, user: User, filters: RecordFilters, page: int = 1, per_page: int = ROUNDS_PER_PAGE) -> RecordPage:
     """One page of the record: the rounds in which the caller has a bet the filters select, newest first,
     each with those bets. ``page`` beyond the last gives the last page."""
     bets = filtered_bets(user=user, filters=filters)
@@ -264,7 +267,7 @@ def record_page(*, user: Any, filters: RecordFilters, page: int = 1, per_page: i
     )
 
 
-def record_round(*, user: Any, round_id: int) -> tuple[RoundFacts, dict[str, Any]] | None:
+def record_round(*, user: User | AnonymousUser | None, round_id: int) -> tuple[RoundFacts, dict[str, Any]] | None:
     """One round with only the caller's bets on it (none if they had none), and its shoe's public facts
     (number, commitment, the seed once the shoe is finished). None if there is no such round."""
     if not 0 < round_id <= MAX_ID:
@@ -274,7 +277,7 @@ def record_round(*, user: Any, round_id: int) -> tuple[RoundFacts, dict[str, Any
         return None
     facts = _facts(round_)
     if user is not None and getattr(user, "is_authenticated", False):
-        facts.bets = list(Bet.objects.filter(round_id=round_.pk, user=user).order_by("placed_at", "id"))
+        facts.bets = list(Bet.objects.filter(round_id=round_.pk, user=cast("User", user)).order_by("placed_at", "id"))
     shoe = round_.shoe
     return facts, {
         "number": shoe.number,
@@ -287,7 +290,7 @@ def record_round(*, user: Any, round_id: int) -> tuple[RoundFacts, dict[str, Any
     }
 
 
-def record_csv_bets(*, user: Any, filters: RecordFilters) -> Iterator[Bet]:
+def record_csv_bets(*, user: User, filters: RecordFilters) -> Iterator[Bet]:
     """Every bet the filters select, newest first, with its table and shoe, streamed in chunks."""
     bets = filtered_bets(user=user, filters=filters).select_related("round__table", "round__shoe")
     return bets.iterator(chunk_size=500)

@@ -35,6 +35,8 @@ from tables.models import Bet, Round, Shoe, Table, shoe_decks_sql
 from wallets.selectors import wallet_balance
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
     from tables.engine.payouts import Outcome
 
 RESULT_STATES = ("result", "settled")
@@ -135,7 +137,7 @@ def _table_row(table: Table, round_: Round | None, decks: int) -> dict[str, Any]
     }
 
 
-def dealer_info(user: Any) -> dict[str, Any] | None:
+def dealer_info(user: User | None) -> dict[str, Any] | None:
     """What players see of a dealer: the first name (else the username), never more."""
     if user is None:
         return None
@@ -382,17 +384,17 @@ def table_list() -> list[dict[str, Any]]:
     return [_table_row(table, latest.get(table.pk), decks[table.pk]) for table in tables]
 
 
-def personal_limits(user: Any) -> dict[str, str] | None:
+def personal_limits(user: User | AnonymousUser | None) -> dict[str, str] | None:
     """A signed-in player's personal limits (``{"max_stake": …}``), None for anyone else or a player without."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     # inside: baccarat_site.accounts.selectors imports this one (cycle)
     from baccarat_site.accounts.selectors import personal_limits_of
 
-    return personal_limits_of(user=user)
+    return personal_limits_of(user=cast("User", user))
 
 
-def table_detail(table_id: int, user: Any = None) -> dict[str, Any]:
+def table_detail(table_id: int, user: User | AnonymousUser | None = None) -> dict[str, Any]:
     """GET /api/tables/{id}/: the list row plus the current round, the shoe and the roads, and for a signed-in
     ``user`` their personal limits (``personal_limits``, None for anyone else).
 
@@ -420,11 +422,11 @@ def table_detail(table_id: int, user: Any = None) -> dict[str, Any]:
     return data
 
 
-def user_balance(user: Any) -> str | None:
+def user_balance(user: User) -> str | None:
     return money.text_or_none(wallet_balance(user=user)["balance"])
 
 
-def user_round_bets(user: Any, round_id: int) -> list[dict[str, Any]]:
+def user_round_bets(user: User, round_id: int) -> list[dict[str, Any]]:
     bets = Bet.objects.filter(round_id=round_id, user=user).select_related("outcome", "round").order_by("id")
     return [
         {
@@ -489,7 +491,7 @@ def table_snapshot(table_id: int) -> dict[str, Any]:
     return snapshot
 
 
-def player_snapshot(user: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
+def player_snapshot(user: User, snapshot: dict[str, Any]) -> dict[str, Any]:
     """A signed-in player's part of a snapshot: balance, personal limits, own bets in the current and the previous
     round."""
     round_, last = snapshot.get("round"), snapshot.get("last_round")

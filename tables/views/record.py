@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import Decimal
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlencode
 
 from django import forms
@@ -23,6 +23,9 @@ from baccarat_site.db_router import replica_tolerant
 from baccarat_site.money import display
 from tables.labels import BET_NAMES, MODE_NAMES, RESULT_NAMES, WINNER_NAMES, label
 from tables.selectors import record as selectors
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 #: Dates the filter accepts (a "to" day must leave room for the day after it).
 FIRST_DAY = date(2000, 1, 1)
@@ -181,9 +184,11 @@ def bet_record(request: HttpRequest) -> HttpResponse:
         # 200 with the form's errors (no rows): a page the player can correct, not a failed load.
         return render(request, "tables/bet_record.html", context)
     filters = form.filters()
-    page = selectors.record_page(user=request.user, filters=filters, page=form.cleaned_data.get("page") or 1)
+    page = selectors.record_page(
+        user=cast("User", request.user), filters=filters, page=form.cleaned_data.get("page") or 1
+    )
     query = _query(form)
-    totals = selectors.record_totals(user=request.user, filters=filters)
+    totals = selectors.record_totals(user=cast("User", request.user), filters=filters)
     context.update(
         {
             "page": page,
@@ -254,6 +259,6 @@ def bet_export(request: HttpRequest) -> HttpResponseBase:
     if not form.is_valid():
         context = {"form": form, "filtered": True}
         return render(request, "tables/bet_record.html", context, status=400)
-    bets = selectors.record_csv_bets(user=request.user, filters=form.filters())
+    bets = selectors.record_csv_bets(user=cast("User", request.user), filters=form.filters())
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
     return csvexport.response(request, filename=f"bet-record-{stamp}.csv", header=CSV_HEADER, rows=_csv_rows(bets))
