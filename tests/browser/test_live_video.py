@@ -269,6 +269,7 @@ BOXES = """() => {
     cards: [...document.querySelectorAll("#stage .card")].map(box),
     clock: box(document.getElementById("clock")),
     phase: box(document.getElementById("phase")),
+    result: box(document.getElementById("result")),
     scrollWidth: document.documentElement.scrollWidth,
   };
 }"""
@@ -309,9 +310,10 @@ def test_the_video_sits_above_the_felt_with_the_cards_over_it(casino_url, browse
         start_shoe(pages[0], table, dealer)
         for page in pages:
             page.wait_for_selector("#table[data-round-state='betting']")
+        board_before = [page.evaluate(BOXES)["board"]["top"] for page in pages]
         deal(table, dealer, BOTH_DRAW)
         problems: list[str] = []
-        for (width, height), page in zip(sizes, pages, strict=True):
+        for (width, height), page, board_top in zip(sizes, pages, board_before, strict=True):
             page.wait_for_selector("#table[data-round-state='result']")
             page.wait_for_function("document.querySelectorAll('#stage .card[data-revealed=\"1\"]').length === 6")
             page.wait_for_function("document.getElementById('video').readyState >= 2")
@@ -334,6 +336,13 @@ def test_the_video_sits_above_the_felt_with_the_cards_over_it(casino_url, browse
             for card in m["cards"]:
                 if not within(card, video):
                     problems.append(f"{where}: a card {card} lies outside the video {video}")
+            # The result is laid over the stage: the board under it does not move when a round ends (a board
+            # that jumps under the pointer takes the next click on the wrong spot).
+            if abs(m["board"]["top"] - board_top) > 0.5:
+                problems.append(f"{where}: the board moved from {board_top:.0f} to {m['board']['top']:.0f} px")
+            for hand in m["hands"]:
+                if overlap(m["result"], hand):
+                    problems.append(f"{where}: the result {m['result']} covers a hand {hand}")
             if m["scrollWidth"] > width:
                 problems.append(f"{where}: the page scrolls sideways ({m['scrollWidth']} px)")
             if shots:
