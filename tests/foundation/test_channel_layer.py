@@ -10,7 +10,7 @@ import time
 import uuid
 
 from django.conf import settings
-from redis.asyncio.connection import Connection
+from redis.asyncio.connection import AbstractConnection
 
 from baccarat_site.channel_layer import RedisChannelLayer
 
@@ -21,7 +21,7 @@ def _layer() -> RedisChannelLayer:
 
 
 def test_a_cancelled_receive_ends_even_when_the_first_cancellation_is_lost(monkeypatch):
-    send_packed_command = Connection.send_packed_command
+    send_packed_command = AbstractConnection.send_packed_command
     lost: list[float] = []
     sending: list[asyncio.Event] = []  # set while a send is under way
 
@@ -37,7 +37,9 @@ def test_a_cancelled_receive_ends_even_when_the_first_cancellation_is_lost(monke
             lost.append(time.monotonic())
         await send_packed_command(self, command, check_health)
 
-    monkeypatch.setattr(Connection, "send_packed_command", send_losing_one_cancellation)
+    # On the class every connection inherits it from: the embedded Redis is reached over a Unix socket
+    # (UnixDomainSocketConnection), a machine's over TCP (Connection).
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", send_losing_one_cancellation)
 
     async def scenario() -> tuple[float, dict[str, object]]:
         layer = _layer()
