@@ -1,11 +1,12 @@
 """A watchdog for the two places where a whole daphne can stall, logging where it stands when it does.
 
-A daphne serves everything from one event loop, and runs all synchronous Django code (views, middleware, the
-ORM calls of consumers) in one thread: asgiref's thread-sensitive executor. If either is held, every request and
-every socket's handshake waits, and daphne refuses handshakes it could not finish in 5 s. Nothing says why: the
-browser suite once saw a whole casino silent for 10 s. :class:`StallWatch` beats on the loop and sends a no-op to
-the synchronous thread every second; a thread of its own logs a warning with the stuck thread's stack when either
-has not answered for :data:`STALL_SECONDS`, and again with the stall's length when it answers.
+A daphne serves everything from one event loop, and runs the synchronous code of every socket (the session and
+user lookup of each handshake, the consumers' ORM calls) in one thread: asgiref's thread-sensitive executor (an HTTP
+request gets a thread of its own from Django's ``ThreadSensitiveContext``). If the loop is held, everything waits;
+if that thread is, every socket's handshake does, and daphne refuses handshakes it could not finish in 5 s. Nothing
+said why: the browser suite once saw a whole casino silent for 10 s. :class:`StallWatch` beats on the loop and
+sends a no-op to that thread every second; a thread of its own logs a warning with the stuck thread's stack when
+either has not answered for :data:`STALL_SECONDS`, and again with the stall's length when it answers.
 """
 
 from __future__ import annotations
