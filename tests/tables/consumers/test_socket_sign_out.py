@@ -9,10 +9,12 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
 from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
 from django.test import Client
 
 from baccarat_site import roles
 from baccarat_site.accounts import services
+from tables import events
 from tables.consumers import CLOSE_SIGNED_OUT, TableConsumer
 from tables.routing import websocket_urlpatterns
 from tests.factories import make_user
@@ -126,3 +128,21 @@ async def test_a_suspension_or_a_time_out_closes_every_socket_of_the_player_with
     assert await bobs.receive_nothing(timeout=1)
     for communicator in (on_laptop, bobs):
         await communicator.disconnect()
+
+
+def test_the_session_is_gone_before_its_sockets_are_told_to_close(monkeypatch):
+    """A socket closed by a sign-out reloads its page at once: by then the session must be deleted, or the page
+    comes back signed in (Django's logout flushes the session only after its user_logged_out signal)."""
+    alice = make_player("alice")
+    browser = browser_of(alice)
+    key = browser.cookies["sessionid"].value
+    seen: list[tuple[str, bool]] = []
+
+    def send_now(group: str, event: dict) -> None:
+        if event["type"] == "session.ended":
+            seen.append((event["session_key"], Session.objects.filter(session_key=key).exists()))
+
+    monkeypatch.setattr(events, "send_now", send_now)
+    assert browser.post("/accounts/logout/").status_code == 302
+    assert seen == [(key, False)]
+    assert browser.get("/accounts/profile/").status_code == 302  # signed out: sent to the sign-in page
