@@ -40,6 +40,7 @@ from wallets.services import wallet_lock, wallet_open_player, wallet_refill
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+    from django.contrib.sessions.backends.base import SessionBase
 
 logger = logging.getLogger(__name__)
 LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
@@ -489,10 +490,15 @@ def sockets_close(*, user: User, session_key: str | None = None, reason: str) ->
     send_on_commit(user_group(user.pk), {"type": SESSION_ENDED, "session_key": session_key, "reason": reason})
 
 
-def account_signed_out(*, user: User, session_key: str | None) -> None:
-    """A player signed out (the site's sign-out, or ``POST /api/auth/logout/``): their API token is revoked and
-    the sockets of that session are closed."""
+def account_signed_out(*, user: User, session: SessionBase | None) -> None:
+    """A player signed out (the site's sign-out, or ``POST /api/auth/logout/``): the session is deleted, their API
+    token is revoked and the sockets of that session are closed, after commit. The deletion comes first: a closed
+    socket's page reloads at once, and it reloaded signed in when its request came before the session was gone
+    (Django's ``logout`` sends its signal before it flushes the session)."""
+    session_key = session.session_key if session is not None else None
     with transaction.atomic():
+        if session is not None and session_key is not None:
+            session.delete()
         api_token_revoke(user=user)
         sockets_close(user=user, session_key=session_key, reason="signed_out")
 

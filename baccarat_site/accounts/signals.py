@@ -40,14 +40,9 @@ def password_saved(sender: Any, instance: Any, created: bool = False, **kwargs: 
 
 
 def signed_out(sender: Any, request: HttpRequest | None = None, user: User | None = None, **kwargs: Any) -> None:
-    """``user_logged_out``: sent by ``django.contrib.auth.logout`` before it flushes the session. The session is
-    deleted here, before its sockets are closed: a closed socket's page reloads at once, and it reloaded signed in
-    when its request came before Django's flush (the page showed the balance; its new socket was a watcher's).
-    The flush that follows finds nothing left to delete and gives the browser a new, empty session."""
+    """``user_logged_out``: sent by ``django.contrib.auth.logout`` before it flushes the session. The service
+    deletes the session before it closes the session's sockets; the flush that follows finds nothing left to
+    delete and gives the browser a new, empty session."""
     if user is None:
         return
-    session = getattr(request, "session", None)
-    session_key = getattr(session, "session_key", None)
-    if session is not None and session_key is not None:
-        session.delete()
-    services.account_signed_out(user=user, session_key=session_key)
+    services.account_signed_out(user=user, session=getattr(request, "session", None))
