@@ -7,7 +7,8 @@ The stream: ffmpeg (Debian's, with libx264) encodes a test pattern into 1 s H.26
 them with a live playlist that grows by one segment a second, as a live encoder's does, until the test freezes it
 (a live playlist that never grows: the player runs out of video and stalls), then lets it grow again.
 
-Set ``LIVE_SHOTS=<directory>`` to keep screenshots (1366 × 768 and 390 × 844, English and Persian)."""
+Set ``LIVE_SHOTS=<directory>`` to keep screenshots (1366 × 768, 390 × 844, 1920 × 1080 and 1280 × 720, English and
+Persian)."""
 
 from __future__ import annotations
 
@@ -289,7 +290,7 @@ def test_the_video_sits_above_the_felt_with_the_cards_over_it(casino_url, browse
     stream.resume()
     dealer = make_dealer(f"dealer-{lang}", "Anna")
     table = live_table(f"Live {lang}", stream, dealer)
-    sizes = [(1366, 768), (390, 844)]
+    sizes = [(1366, 768), (390, 844), (1920, 1080), (1280, 720)]
     contexts, pages = [], []
     for width, height in sizes:
         context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
