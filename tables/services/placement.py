@@ -39,7 +39,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from baccarat_site import money
+from baccarat_site import money, roles
 from baccarat_site.accounts.limits import play_limits_check_bets
 from baccarat_site.accounts.models import Restriction
 from baccarat_site.accounts.selectors import ACTIVE_RESTRICTION_JOIN
@@ -250,12 +250,19 @@ WHERE r.id = %s AND r.state = 'betting' AND r.closes_at > %s AND t.status = 'ope
 FOR SHARE OF r
 """
 
-# In one round trip, under the wallet lock: whether the player may bet now (the account is active and no
-# restriction, accounts.Restriction, is running), the player's stake per type on the round so far, whether the key
-# is taken, the player's personal maximum (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one
-# index probe) and ids for the new bets.
+# In one round trip, under the wallet lock: whether the player may bet now (the account is active, it is no staff
+# account: neither ``is_staff`` nor in a staff role's group, and no restriction, accounts.Restriction, is running),
+# the player's stake per type on the round so far, whether the key is taken, the player's personal maximum
+# (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one index probe) and ids for the new bets.
 _MINE_ON_ROUND = """
-SELECT 'user', r.kind, CASE WHEN u.is_active THEN 1 ELSE 0 END::numeric, r.ends_at
+SELECT 'user', r.kind,
+    CASE WHEN NOT u.is_active THEN 0
+         WHEN u.is_staff OR EXISTS (
+             SELECT 1 FROM "{user_groups}" ug JOIN auth_group g ON g.id = ug.group_id
+             WHERE ug.user_id = u.id AND g.name = ANY(%s)
+         ) THEN 2
+         ELSE 1 END::numeric,
+    r.ends_at
 FROM "{users}" u
 {restriction}
 WHERE u.id = %s
@@ -271,7 +278,12 @@ SELECT 'id', NULL, nextval(%s::regclass), NULL FROM generate_series(1, %s)
 
 
 def _mine_on_round_sql() -> str:
-    return _MINE_ON_ROUND.format(users=get_user_model()._meta.db_table, restriction=ACTIVE_RESTRICTION_JOIN)
+    users = get_user_model()
+    return _MINE_ON_ROUND.format(
+        users=users._meta.db_table,
+        user_groups=users.groups.through._meta.db_table,
+        restriction=ACTIVE_RESTRICTION_JOIN,
+    )
 
 
 _INSERT_BETS = """
@@ -340,9 +352,21 @@ def _place(
         # keeps its user.
         cursor.execute(
             _mine_on_round_sql(),
-            [now, now, user.pk, round_id, user.pk, user.pk, key, user.pk, _bet_sequence(cursor), len(bets)],
+            [
+                list(roles.ROLES),
+                now,
+                now,
+                user.pk,
+                round_id,
+                user.pk,
+                user.pk,
+                key,
+                user.pk,
+                _bet_sequence(cursor),
+                len(bets),
+            ],
         )
-        stopped: tuple[bool, str | None, datetime | None] | None = None
+        stopped: tuple[int, str | None, datetime | None] | None = None
         existing: list[tuple[str, Decimal]] = []
         bet_ids: list[int] = []
         personal_max: Decimal | None = None
@@ -350,15 +374,19 @@ def _place(
             if kind == "key":
                 raise _KeyTaken
             if kind == "user":
-                stopped = (value == 1, bet_type, at)
+                stopped = (int(value), bet_type, at)
             elif kind == "bet":
                 existing.append((bet_type, value))
             elif kind == "max":
                 personal_max = value
             else:
                 bet_ids.append(int(value))
-        if stopped is None or not stopped[0]:
+        if stopped is None or stopped[0] == 0:
             raise DomainError("This account is disabled.", code="account_disabled", status=403)
+        if stopped[0] == 2:
+            # Staff never stake with the house (a dealer on the cards he scans, a supervisor on a round he may
+            # void): the account, not only the page, is refused, on every path that places a bet.
+            raise DomainError("Staff accounts cannot place bets.", code="staff_cannot_bet", status=403)
         if stopped[1] is not None:
             raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
         play_limits_check_bets(user_id=user.pk, bets=bets, now=now)  # the player's own limits, under the lock
