@@ -1,14 +1,15 @@
 """Staff roles: one group per duty, each with just the permissions that duty needs (least privilege).
 
-- **Table operators** run the floor: variants and their bets, tables (pause, resume, cancel, close), a live
-  table's supervisor calls (resume or void the round: ``tables.supervise_table``), rounds,
-  shoes and bets (read-only), the live floor and the tables report, the table chat (delete a message, mute a
+- **Table operators** run the floor: variants and their bets, tables (pause, resume, cancel, close), rounds,
+  shoes and bets (read-only), a live table's supervisor calls (seen, not answered: they neither deal nor
+  supervise a live round), the live floor and the tables report, the table chat (delete a message, mute a
   player: ``tables.moderate_chat``). They move no money.
 - **Cashiers** move money: deposits, withdrawals and adjustments (``wallets.move_money``), and read the wallets
   and the ledger. A movement over ``settings.MONEY_APPROVAL_THRESHOLD`` becomes a request that another staff
   member with ``wallets.approve_money`` must approve.
-- **Supervisors** hold both duties and approve money requests; they also act on players: suspend, reinstate,
-  close an account (``accounts.suspend_player``), write staff notes, and they alone set a player's personal
+- **Supervisors** hold both duties and approve money requests; they alone answer a live table's supervisor
+  call (resume or void the round: ``tables.supervise_table``), never one they dealt or raised themselves; they
+  also act on players: suspend, reinstate, close an account (``accounts.suspend_player``), write staff notes, and they alone set a player's personal
   maximum stake (``accounts.PlayerLimit``: view, add, change; never delete, a limit is cleared by a change with
   its reason).
 - **Dealers** deal live tables from the dealer's console (``tables.deal_table``: scan cards, burn, the cut card,
@@ -49,7 +50,7 @@ _TABLES: Grants = {
     "tables": {
         "variant": _ALL,
         "variantbet": _ALL,
-        "table": ("view", "add", "change", "supervise_table"),
+        "table": ("view", "add", "change"),
         # Live tables: the calls for a supervisor (tables.services.dealing), seen on the live floor.
         "supervisorcall": ("view",),
         "tablelimit": _ALL,
@@ -105,7 +106,7 @@ def _merge(*grants: Grants) -> Grants:
 ROLES: dict[str, Grants] = {
     TABLE_OPERATORS: _TABLES,
     CASHIERS: _MONEY,
-    SUPERVISORS: _merge(_TABLES, _MONEY, _APPROVALS, _PLAYERS),
+    SUPERVISORS: _merge(_TABLES, _MONEY, _APPROVALS, _PLAYERS, {"tables": {"table": ("supervise_table",)}}),
     AUDITORS: {},
     DEALERS: {"tables": {"table": ("deal_table",)}},
 }

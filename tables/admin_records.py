@@ -157,7 +157,7 @@ class RoundAdmin(ReadOnlyAdmin):
     show_full_result_count = False
     fieldsets = (
         (None, {"fields": ("table_link", "shoe_link", "number", "state", "reason", "is_last_of_shoe")}),
-        ("Cards and result", {"fields": ("cards_dealt", "result", "flags_display")}),
+        ("Cards and result", {"fields": ("dealer_display", "cards_dealt", "result", "flags_display")}),
         ("Operator actions and faults", {"fields": ("actions_display",)}),
         ("Terms the round opened with", {"fields": ("terms_display",)}),
         (
@@ -178,6 +178,7 @@ class RoundAdmin(ReadOnlyAdmin):
     readonly_fields = (
         "table_link",
         "shoe_link",
+        "dealer_display",
         "cards_dealt",
         "result",
         "flags_display",
@@ -213,6 +214,14 @@ class RoundAdmin(ReadOnlyAdmin):
     def shoe_link(self, round_: Round) -> SafeString:
         return _change_link(round_.shoe, f"Shoe {round_.shoe.number}")
 
+    @admin.display(description="Dealer")
+    def dealer_display(self, round_: Round) -> str:
+        """A live round's dealer: the dealer on shift when its dealing started (who scanned each card is beside
+        every card below)."""
+        if round_.dealer is not None:
+            return round_.dealer.get_username()
+        return "— (the server's shoe)" if not round_.shoe.is_live else "— (no card dealt yet)"
+
     @admin.display(description="Cards")
     def cards_dealt(self, round_: Round) -> SafeString:
         if not round_.cards:
@@ -224,6 +233,7 @@ class RoundAdmin(ReadOnlyAdmin):
                 "face": card_face(step["card"]),
                 "hand_label": step["hand"].title(),
                 "dealt_at": _deal_time(stored.get("dealt_at")),
+                "scanned_by": stored.get("scanned_by_name") or "",
             }
             for step, stored in zip(cards_with_totals(dealt), dealt, strict=True)
         ]
@@ -236,7 +246,10 @@ class RoundAdmin(ReadOnlyAdmin):
             }
             for name in ("player", "banker")
         ]
-        return render_to_string("admin/tables/round/_deal.html", {"hands": hands, "steps": steps})
+        scanned = any(step["scanned_by"] for step in steps)
+        return render_to_string(
+            "admin/tables/round/_deal.html", {"hands": hands, "steps": steps, "scanned": scanned}
+        )
 
     @admin.display(description="Who and why")
     def actions_display(self, round_: Round) -> SafeString:

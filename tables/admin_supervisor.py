@@ -201,7 +201,17 @@ class SupervisorCallAdmin(ReadOnlyAdmin):
                         messages.WARNING,
                     )
             else:
-                done = dealing.supervisor_void(table_id=table.pk, actor=request.user, reason=reason)
+                done = dealing.supervisor_void(
+                    table_id=table.pk, actor=request.user, reason=reason, round_id=call.round_id
+                )
+                if done.get("repeat"):
+                    self.message_user(
+                        request,
+                        f"{table}: round {done['number']} was already cancelled and its bets refunded; nothing more "
+                        "was done.",
+                        messages.WARNING,
+                    )
+                    return
                 self.message_user(
                     request,
                     f"{table}: round voided, {done['refunded']} bet(s) refunded; the table goes on with its next "

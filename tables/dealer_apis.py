@@ -20,8 +20,10 @@ from rest_framework.views import APIView
 
 from baccarat_site.accounts.tokens import PreparedTokenAuthentication
 from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
+from baccarat_site.errors import DomainError
 from tables.selectors.dealing import console_state
 from tables.services import dealing
+from tables.services.placement import MAX_KEY_LENGTH
 from tables.services.sources import DealingRefused
 
 REFUSED = {
@@ -29,7 +31,8 @@ REFUSED = {
     409: OpenApiResponse(
         ErrorSerializer,
         description="rescan, card_impossible, shoe_empty, betting_open, hand_complete, paused, no_round, no_shoe, "
-        "burn_pending, burn_done, round_dealing, not_live: nothing was dealt or changed",
+        "burn_pending, burn_done, round_dealing, not_live, wrong_position, position_taken, round_changed, "
+        "idempotency_conflict, round_has_result: nothing was dealt or changed",
     ),
 }
 
@@ -58,21 +61,48 @@ class ConsoleApi(_DealerApi):
 
 class CardScanApi(_DealerApi):
     """A scanned card: the new shoe's burn card, or the next card of the round. Never guessed: a code that is not
-    a card, or one the shoe cannot take now, is refused (409 with a precise code) and nothing is dealt."""
+    a card, or one the shoe cannot take now, is refused (409 with a precise code) and nothing is dealt. A scan
+    names what it is for (``round_id`` and ``position``, and/or an ``Idempotency-Key``): a repeat answers the first
+    answer and deals nothing."""
 
     class InputSerializer(serializers.Serializer):
         class Meta:
             ref_name = "CardScanInput"
 
         card = serializers.CharField(max_length=12, help_text="Rank then suit: AS, TD, 7H, QC (10H is read as TH).")
+        round_id = serializers.IntegerField(
+            required=False, min_value=1, max_value=2**63 - 1, help_text="The round the card is for."
+        )
+        position = serializers.IntegerField(
+            required=False, min_value=1, max_value=6, help_text="The card's place in the deal order, 1 to 6."
+        )
 
     @extend_schema(request=InputSerializer, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED, **BODY_ERRORS})
     def post(self, request: Request, table_id: int) -> Response:
         serializer = self.InputSerializer(data=request.data)
         if not serializer.is_valid():
-            raise DealingRefused('Send {"card": "AS"}: scan again.', code="rescan")
+            raise DealingRefused('Send {"card": "AS", "round_id": …, "position": …}: scan again.', code="rescan")
+        data = serializer.validated_data
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 0 < len(key.strip()) <= MAX_KEY_LENGTH:
+            raise DomainError(f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters.", code="invalid_request")
+        if ("round_id" in data) != ("position" in data):
+            raise DomainError("Send round_id and position together.", code="scan_unnamed")
+        if key is None and "round_id" not in data:
+            raise DomainError(
+                "Name the scan: an Idempotency-Key header (kept across retries), or round_id and position, so a "
+                "retry never deals a card twice.",
+                code="scan_unnamed",
+            )
         return Response(
-            dealing.card_scan(table_id=table_id, code=serializer.validated_data["card"], actor=request.user)
+            dealing.card_scan(
+                table_id=table_id,
+                code=data["card"],
+                actor=request.user,
+                round_id=data.get("round_id"),
+                position=data.get("position"),
+                key=key,
+            )
         )
 
 
@@ -130,12 +160,22 @@ class ResumeApi(_DealerApi):
 
 
 class VoidApi(_DealerApi):
-    """Supervisor: void the round, cancelling it and refunding every stake."""
+    """Supervisor: void the named round, cancelling it and refunding every stake; a repeat answers the first answer
+    and never touches the next round."""
 
-    @extend_schema(request=_SupervisorInput, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
+    class InputSerializer(_SupervisorInput):
+        class Meta:
+            ref_name = "VoidInput"
+
+        round_id = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="The round to void.")
+
+    @extend_schema(request=InputSerializer, responses={200: OpenApiTypes.OBJECT, **ERRORS, **REFUSED})
     def post(self, request: Request, table_id: int) -> Response:
-        serializer = _SupervisorInput(data=request.data)
+        serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         return Response(
-            dealing.supervisor_void(table_id=table_id, actor=request.user, reason=serializer.validated_data["reason"])
+            dealing.supervisor_void(
+                table_id=table_id, actor=request.user, reason=data["reason"], round_id=data["round_id"]
+            )
         )

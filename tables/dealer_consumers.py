@@ -1,8 +1,9 @@
 """The dealer's console presence socket, ``ws/dealer/tables/<id>/`` (docs/api.md, "Dealer's console").
 
 The console page keeps this socket open while it is on screen: it tells the server a dealer is attending the
-table. Only a signed-in user who may deal (``tables.services.dealing.may_deal``) gets in; anyone else is refused
-at the handshake (close 4403). Connecting calls ``console_connected``, closing calls ``console_disconnected``
+table. Only the table's dealer on shift, or a supervisor (``tables.services.dealing.may_attend``), gets in; anyone
+else (a dealer of another table, or one who has not taken the shift) is refused at the handshake (close 4403), so
+no one else's socket can make the table "attended" or, by closing, pause its round. Connecting calls ``console_connected``, closing calls ``console_disconnected``
 (a round being dealt is paused, and the supervisor called, if no console comes back within the grace period).
 Client frames: ``ping`` every 2 s (answered ``pong``; it marks the table attended again, so one of two consoles
 closing does not pause a round the other still deals); anything else gets an ``error`` frame. The guard of every
@@ -16,7 +17,7 @@ from channels.db import database_sync_to_async
 
 from baccarat_site.clock import server_time
 from tables.consumers import GuardedJsonConsumer
-from tables.services.dealing import console_connected, console_disconnected, may_deal
+from tables.services.dealing import console_connected, console_disconnected, may_attend
 
 CLOSE_NOT_DEALER = 4403
 
@@ -28,7 +29,7 @@ class DealerConsoleConsumer(GuardedJsonConsumer):
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         user = self.scope.get("user")
-        if not await database_sync_to_async(may_deal)(user):
+        if not await database_sync_to_async(may_attend)(user, self.table_id):
             await self.close(code=CLOSE_NOT_DEALER)
             return
         self.start_guard()

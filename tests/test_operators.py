@@ -45,7 +45,6 @@ TABLE_OPERATOR_PERMISSIONS = {
     "tables.view_table",
     "tables.add_table",
     "tables.change_table",
-    "tables.supervise_table",
     "tables.view_supervisorcall",
     "tables.view_shoe",
     "tables.view_round",
@@ -68,6 +67,7 @@ CASHIER_PERMISSIONS = {
     "wallets.view_moneyrequest",
 }
 SUPERVISOR_EXTRA = {
+    "tables.supervise_table",  # a live table's supervisor calls are answered by Supervisors only
     "wallets.approve_money",
     "auth.view_user",
     "accounts.view_signin",

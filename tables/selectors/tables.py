@@ -263,8 +263,8 @@ def round_outcomes(round_: Round, result: Any = None) -> dict[str, dict[str, Out
 
 #: Why a round was cancelled or paused, as players are told it (``cause``): a code, never the operator's words.
 #: ``operator``: an operator cancelled the round; ``paused``: an operator paused the table; ``fault``: a fault
-#: stopped the table.
-ROUND_CAUSES = ("operator", "paused", "fault")
+#: stopped the table; ``supervisor``: a live table's supervisor voided the round.
+ROUND_CAUSES = ("operator", "paused", "fault", "supervisor")
 
 
 def round_cause(round_: Round) -> str | None:
@@ -286,6 +286,8 @@ def round_cause(round_: Round) -> str | None:
         return None
     if data.get("via") == "fault":
         return "fault"
+    if data.get("cause") == "supervisor":
+        return "supervisor"
     return "operator" if data.get("action") == "round.cancel" else "paused"
 
 

@@ -180,13 +180,17 @@ class RoundNotCancellable(DomainError):
 
 
 @transaction.atomic
-def round_cancel(*, round_id: int, reason: str, actor: User | None = None, now: datetime | None = None) -> int:
+def round_cancel(
+    *, round_id: int, reason: str, actor: User | None = None, now: datetime | None = None, cause: str = "operator"
+) -> int:
     """Operator: cancel a live round and refund every stake (``tables.services.settlement.round_refund``).
 
     RULES: a round may be cancelled before it has started dealing, or once it is paused (a fault during
     dealing); a round being dealt or showing its result must be paused first. Raises RoundNotCancellable
     otherwise. Returns the number of bets refunded. An open table goes on with its next round; a paused one
-    stays paused. ``now`` (default: the clock) stamps the cancellation and makes the next round due.
+    stays paused. ``now`` (default: the clock) stamps the cancellation and makes the next round due. ``cause``
+    (``tables.selectors.tables.ROUND_CAUSES``): what players are told stopped it (``supervisor`` for a live
+    round's void).
     """
     now = now or timezone.now()
     round_ = Round.objects.select_related("table").get(pk=round_id)
@@ -199,7 +203,7 @@ def round_cancel(*, round_id: int, reason: str, actor: User | None = None, now: 
             f"Round {round_.pk} is {round_.state}: only a round that has not started dealing, or a paused one, "
             "can be cancelled. Pause the table first."
         )
-    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200], cause="operator", now=now)
+    refunded = settlement.round_refund(round_id=round_id, reason=reason[:200], cause=cause, now=now)
     audit(
         actor=actor,
         action="round.cancel",
@@ -207,7 +211,7 @@ def round_cancel(*, round_id: int, reason: str, actor: User | None = None, now: 
         reason=reason,
         before={"state": round_.state},
         after={"state": Round.State.CANCELLED, "bets_refunded": refunded},
-        extra={"round_id": round_.pk},
+        extra={"round_id": round_.pk, "cause": cause},
     )
     Table.objects.filter(pk=round_.table_id, status=Table.Status.OPEN).update(next_action_at=now)
     return refunded

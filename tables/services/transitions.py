@@ -253,7 +253,12 @@ def round_complete(round_: Round) -> bool:
 
 @transaction.atomic
 def round_deal_card(
-    *, round_id: int, position: int, card: engine.Card | None = None, now: datetime | None = None
+    *,
+    round_id: int,
+    position: int,
+    card: engine.Card | None = None,
+    now: datetime | None = None,
+    scan: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """Deal card number ``position`` (1-based, deal order) of a dealing round, if it is the next one and needed.
 
@@ -261,7 +266,7 @@ def round_deal_card(
     shoe, or ``card``, the one a live dealer scanned, checked against what the shoe can hold (refused with
     ``DealingRefused``, nothing dealt). It is saved on the round and the shoe state advanced in this transaction;
     ``card.dealt`` goes out after commit. Returns the card entry, or None (already dealt, not dealing, or the hand
-    is complete).
+    is complete). ``scan``: a live dealer's scan facts kept with the card (who scanned it, the scan's key).
     """
     now = now or timezone.now()
     round_ = Round.objects.select_related("table").get(pk=round_id)
@@ -277,7 +282,7 @@ def round_deal_card(
     source = source_for(round_.table)
     card = source.take(state, card)
     # dealt_at: when the card was dealt (a live table's scan time), kept with it for a dispute and the recall.
-    entry = {"hand": hand, "card": str(card), "position": position, "dealt_at": iso(now)}
+    entry = {"hand": hand, "card": str(card), "position": position, "dealt_at": iso(now), **(scan or {})}
     cards = [*round_.cards, entry]
     complete = engine.next_hand([*dealt, card]) is None
     updated = Round.objects.filter(pk=round_id, state=Round.State.DEALING, cards=round_.cards).update(

@@ -283,9 +283,12 @@ def test_a_call_made_before_dealing_offers_resume_only_its_round_refunded_at_the
     assert answer_url(call, "resume") in html
     assert answer_url(call, "void") not in html
 
-    # A void asked for all the same (an old page) is refused with the service's words, and answers nothing.
+    # A void asked for all the same (an old page) names the call's round, already refunded: nothing more is done,
+    # and the next round is never touched.
     refused = client.post(answer_url(call, "void"), {"reason": "old page", "apply": "Void"}, follow=True)
-    assert "Live 1: No round to void." in messages_of(refused)
+    assert f"Live 1: round {round_.number} was already cancelled and its bets refunded; nothing more was done." in (
+        messages_of(refused)
+    )
     assert SupervisorCall.objects.get(pk=call.pk).is_open
     assert balance_of(alice) == Decimal("300.00")
 

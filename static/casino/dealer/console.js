@@ -29,6 +29,7 @@ function show(next) {
   if (Number.isFinite(at)) offsetMs = at - Date.now();
   draw(state, view);
   tick();
+  if (typeof up !== "undefined") connection();
 }
 
 /** Read the state again; a reply older than one already drawn is dropped. */
@@ -79,32 +80,53 @@ function clearRescan() {
   delete root.dataset.rescan;
 }
 
-async function post(path, body) {
+async function post(path, body, headers) {
   try {
-    return await window.Casino.api("POST", config.api + path, body);
+    return await window.Casino.api("POST", config.api + path, body, headers);
   } catch (error) {
     return { ok: false, status: 0, data: { code: "network", detail: "" } };
   }
 }
 
 // ── scans: one at a time, in the order they came; a refusal drops the ones queued behind it ──
+//
+// Each scan gets an idempotency key when it is taken, kept until the server answers it: an answer lost on the way
+// (a dropped connection, a proxy's 502) is sent again with the same key, so the server answers the first answer
+// and deals nothing twice, and the dealer is never asked to scan a card again that may already be dealt.
 
+const RESEND_MS = [300, 600, 1200, 2500, 4000];
 const queue = [];
 let scanning = false;
 
 function scan(code) {
-  queue.push(code);
+  queue.push({ card: code, key: window.Casino.uuid() });
   if (!scanning) nextScan();
 }
 
+const lost = (reply) => reply.status === 0 || reply.status === 502 || reply.status === 503 || reply.status === 504;
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function send(item) {
+  for (let attempt = 0; ; attempt += 1) {
+    const reply = await post("cards/", { card: item.card }, { "Idempotency-Key": item.key });
+    if (!lost(reply)) return reply;
+    root.dataset.resending = String(attempt + 1);
+    el("dc-scan-last").textContent = fill(gettext("No answer for %(card)s: sending it again…"), {
+      card: ltr(cardFace(item.card)),
+    });
+    await pause(RESEND_MS[Math.min(attempt, RESEND_MS.length - 1)]);
+  }
+}
+
 async function nextScan() {
-  const code = queue.shift();
-  if (code === undefined) {
+  const item = queue.shift();
+  if (item === undefined) {
     scanning = false;
     return;
   }
   scanning = true;
-  const reply = await post("cards/", { card: code });
+  const reply = await send(item);
+  delete root.dataset.resending;
   if (reply.ok) {
     clearRescan();
     const dealt = reply.data.dealt;
@@ -118,7 +140,7 @@ async function nextScan() {
     await refresh();
   } else {
     queue.length = 0;
-    el("dc-scan-last").textContent = code;
+    el("dc-scan-last").textContent = item.card;
     rescan(reply.data || { code: "network" });
   }
   nextScan();
@@ -167,7 +189,10 @@ function askReason(title, required) {
   });
 }
 
-el("dc-shift").addEventListener("click", () => step("shift/", undefined, gettext("You are on shift.")));
+el("dc-shift").addEventListener("click", async () => {
+  await step("shift/", undefined, gettext("You are on shift."));
+  if (!up.presence) presence.connect(); // the console's socket is the dealer on shift's (or a supervisor's) only
+});
 el("dc-burn").addEventListener("click", () => step("burn/", undefined, gettext("The shoe is ready.")));
 el("dc-cut").addEventListener("click", () =>
   step("cut-card/", undefined, gettext("Cut card out: this round is the last of the shoe.")),
@@ -183,7 +208,9 @@ if (config.supervisor) {
   });
   el("dc-void").addEventListener("click", async () => {
     const reason = await askReason(gettext("Void round"), true);
-    if (reason) await step("void/", { reason }, gettext("The round is void and every stake refunded."));
+    // The void names its round: a repeat (a lost answer, a second click) never touches the next round.
+    const round = state.round;
+    if (reason && round) await step("void/", { reason, round_id: round.id }, gettext("The round is void and every stake refunded."));
   });
 }
 for (const button of el("dc-picker").querySelectorAll("button[data-card]")) {
@@ -197,7 +224,9 @@ const scanner = new Scanner(el("dc-scan-input"), scan);
 const scheme = location.protocol === "https:" ? "wss" : "ws";
 const up = { table: false, presence: false };
 function connection() {
-  const both = up.table && up.presence;
+  // Before the shift is taken the presence socket is refused (it is the dealer on shift's): only the table's counts.
+  const attending = state.table.dealer_id === config.user_id || config.supervisor;
+  const both = up.table && (up.presence || !attending);
   root.dataset.connected = both ? "1" : "0";
   el("dc-conn").hidden = both;
   el("dc-conn").textContent = gettext("Reconnecting…");

@@ -81,6 +81,18 @@ export function refusal(code) {
       return gettext("Your account may not do this.");
     case "reason_required":
       return gettext("Say why.");
+    case "wrong_position":
+    case "round_changed":
+      return gettext("That card is not the one the round is waiting for: nothing was dealt.");
+    case "position_taken":
+    case "idempotency_conflict":
+      return gettext("That card was already dealt as another card: nothing was dealt.");
+    case "own_round":
+      return gettext("You dealt this round: another supervisor answers it.");
+    case "own_call":
+      return gettext("You called the supervisor: someone else answers the call.");
+    case "round_has_result":
+      return gettext("The round has its result: it is settled as dealt.");
     case "network":
       return gettext("The server could not be reached: nothing was dealt.");
     default:

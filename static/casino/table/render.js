@@ -364,6 +364,7 @@ export function createRenderer(t) {
           operator: fill(gettext("Round %(number)s was cancelled by the operator."), number),
           paused: fill(gettext("Round %(number)s was cancelled because the table was paused before the cards were dealt."), number),
           fault: fill(gettext("Round %(number)s was cancelled because of a technical fault."), number),
+          supervisor: fill(gettext("Round %(number)s was voided by the supervisor."), number),
         }[st.cause] || fill(gettext("Round %(number)s was cancelled."), number),
       );
       if (signedIn && st.mine !== null) {

@@ -32,6 +32,7 @@ def _socket(table_id: int, user) -> WebsocketCommunicator:
 async def test_a_dealer_connects_pings_and_a_disconnect_marks_the_console_lost():
     table = await database_sync_to_async(make_table)("Live", dealing=Table.Dealing.LIVE)
     dealer = await database_sync_to_async(_dealer)()
+    await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(dealer=dealer)
     await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(console_lost_at="2026-01-01T00:00:00Z")
 
     socket = _socket(table.pk, dealer)
@@ -60,6 +61,7 @@ async def test_a_second_console_closing_is_answered_by_the_first_ones_ping():
     again, within the grace, so the round it deals is not paused."""
     table = await database_sync_to_async(make_table)("Live", dealing=Table.Dealing.LIVE)
     dealer = await database_sync_to_async(_dealer)()
+    await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(dealer=dealer)
     first, second = _socket(table.pk, dealer), _socket(table.pk, dealer)
     for socket in (first, second):
         assert (await socket.connect(timeout=5))[0]
@@ -84,3 +86,23 @@ async def test_a_player_and_a_signed_out_visitor_are_refused():
         assert code == CLOSE_NOT_DEALER
     lost = await database_sync_to_async(lambda: Table.objects.get(pk=table.pk).console_lost_at)()
     assert lost is None  # a refused socket says nothing about the console
+
+
+async def test_only_the_tables_dealer_on_shift_or_a_supervisor_holds_its_console_socket():
+    """A dealer of another table (or one who has not taken this table's shift) is refused at the handshake: opening
+    and closing this table's console socket would otherwise pause its live round."""
+    table = await database_sync_to_async(make_table)("Live", dealing=Table.Dealing.LIVE)
+    on_shift = await database_sync_to_async(_dealer)()
+    other = await database_sync_to_async(make_staff)("otto", roles.DEALERS)
+    boss = await database_sync_to_async(make_staff)("sam", roles.SUPERVISORS)
+    operator = await database_sync_to_async(make_staff)("tom", roles.TABLE_OPERATORS)
+    await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(dealer=on_shift)
+    for user in (other, operator):
+        connected, code = await _socket(table.pk, user).connect(timeout=5)
+        assert not connected
+        assert code == CLOSE_NOT_DEALER
+    assert await database_sync_to_async(lambda: Table.objects.get(pk=table.pk).console_lost_at)() is None
+    for user in (on_shift, boss):
+        socket = _socket(table.pk, user)
+        assert (await socket.connect(timeout=5))[0]
+        await socket.disconnect()

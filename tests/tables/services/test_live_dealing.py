@@ -172,8 +172,10 @@ def test_the_supervisor_voids_a_dealt_round_with_exact_refunds(dealer, superviso
     drive_to_state(table, clock, Round.State.DEALING)
     scan(table, dealer, clock, "4H 2C 3D")
     dealing.supervisor_call(table_id=table.pk, actor=dealer, reason="misdeal", now=clock.now)
-    result = dealing.supervisor_void(table_id=table.pk, actor=supervisor, reason="misdeal confirmed", now=clock.now)
-    assert result == {"round_id": round_.pk, "refunded": 3}
+    result = dealing.supervisor_void(
+        table_id=table.pk, actor=supervisor, reason="misdeal confirmed", round_id=round_.pk, now=clock.now
+    )
+    assert result == {"round_id": round_.pk, "number": 1, "refunded": 3, "repeat": False}
     assert Round.objects.get(pk=round_.pk).state == Round.State.CANCELLED
     assert balance_of(alice) == Decimal("100.00")
     assert balance_of(bob) == Decimal("55.55")
@@ -181,7 +183,16 @@ def test_the_supervisor_voids_a_dealt_round_with_exact_refunds(dealer, superviso
     assert (call.resolution, call.resolved_by) == ("cancelled", supervisor)
     table.refresh_from_db()
     assert table.status == Table.Status.OPEN  # the table goes on with its next round
-    assert drive_to_state(table, clock, Round.State.BETTING).number == 2
+    following = drive_to_state(table, clock, Round.State.BETTING)
+    assert following.number == 2
+    place(alice, following, clock, ("banker", "10.00"))
+    # The same void again (a lost answer, a second click) answers the first answer and never touches round 2.
+    again = dealing.supervisor_void(
+        table_id=table.pk, actor=supervisor, reason="misdeal confirmed", round_id=round_.pk, now=clock.now
+    )
+    assert again == {"round_id": round_.pk, "number": 1, "refunded": 3, "repeat": True}
+    assert Round.objects.get(pk=following.pk).state == Round.State.BETTING
+    assert balance_of(alice) == Decimal("90.00")
     entry = LogEntry.objects.filter(additional_data__action="round.cancel").get()
     assert entry.actor == supervisor
     assert "misdeal confirmed" in entry.additional_data["reason"]
@@ -259,7 +270,7 @@ def test_a_console_that_disconnects_mid_round_pauses_it_after_the_grace(dealer):
     assert SupervisorCall.objects.get(table=table).kind == SupervisorCall.Kind.CONSOLE
 
 
-def test_only_the_dealer_on_shift_or_a_supervisor_deals(dealer, supervisor):
+def test_only_the_dealer_on_shift_deals_and_a_supervisor_takes_the_shift_first(dealer, supervisor):
     clock = Clock()
     table = live_table(dealer)
     player = make_player("pat", "10.00")
@@ -267,14 +278,26 @@ def test_only_the_dealer_on_shift_or_a_supervisor_deals(dealer, supervisor):
     operator = make_staff("olga", roles.CASHIERS)
     ready_shoe(table, dealer, clock)
     drive_to_state(table, clock, Round.State.DEALING)
-    for who, code in ((player, "not_dealer"), (operator, "not_dealer"), (other, "not_on_shift")):
+    table_operator = make_staff("tom", roles.TABLE_OPERATORS)
+    for who, code in (
+        (player, "not_dealer"),
+        (operator, "not_dealer"),
+        (table_operator, "not_dealer"),  # Table operators run tables; they neither deal nor supervise live rounds
+        (other, "not_on_shift"),
+        (supervisor, "not_on_shift"),  # a supervisor who deals takes the shift first
+    ):
         with pytest.raises(dealing.NotADealer) as error:
             dealing.card_scan(table_id=table.pk, code="4H", actor=who, now=clock.now)
         assert error.value.code == code
     assert latest_round(table).cards == []
-    with pytest.raises(dealing.NotADealer):
-        dealing.shift_take(table_id=table.pk, actor=player, now=clock.now)
-    scan(table, supervisor, clock, "4H")  # a supervisor at the console deals as themselves
+    for who in (player, table_operator):
+        with pytest.raises(dealing.NotADealer):
+            dealing.shift_take(table_id=table.pk, actor=who, now=clock.now)
+    dealing.shift_take(table_id=table.pk, actor=supervisor, now=clock.now)
+    shift = LogEntry.objects.filter(additional_data__action="table.dealer").latest("timestamp")
+    assert (shift.actor_id, shift.additional_data["reason"]) == (supervisor.pk, "shift taken by a supervisor")
+    scan(table, supervisor, clock, "4H")  # on shift now, the supervisor deals as themselves
+    assert latest_round(table).cards[0]["scanned_by"] == supervisor.pk
     refused("round_dealing", dealing.shift_take, table_id=table.pk, actor=other, now=clock.now)
 
 
