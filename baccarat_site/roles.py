@@ -9,9 +9,9 @@
   member with ``wallets.approve_money`` must approve.
 - **Supervisors** hold both duties and approve money requests; they alone answer a live table's supervisor
   call (resume or void the round: ``tables.supervise_table``), never one they dealt or raised themselves; they
-  also act on players: suspend, reinstate, close an account (``accounts.suspend_player``), write staff notes, and they alone set a player's personal
-  maximum stake (``accounts.PlayerLimit``: view, add, change; never delete, a limit is cleared by a change with
-  its reason).
+  also act on players: suspend, reinstate, close an account (``accounts.suspend_player``), write staff notes,
+  and they alone set a player's personal maximum stake (``accounts.PlayerLimit``: view, add, change; never
+  delete, a limit is cleared by a change with its reason).
 - **Dealers** deal live tables from the dealer's console (``tables.deal_table``: scan cards, burn, the cut card,
   call the supervisor) and nothing else: no admin page, no money.
 - **Auditors** read everything (every ``view_*`` permission of the casino's apps, the audit trail, the

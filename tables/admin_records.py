@@ -247,9 +247,7 @@ class RoundAdmin(ReadOnlyAdmin):
             for name in ("player", "banker")
         ]
         scanned = any(step["scanned_by"] for step in steps)
-        return render_to_string(
-            "admin/tables/round/_deal.html", {"hands": hands, "steps": steps, "scanned": scanned}
-        )
+        return render_to_string("admin/tables/round/_deal.html", {"hands": hands, "steps": steps, "scanned": scanned})
 
     @admin.display(description="Who and why")
     def actions_display(self, round_: Round) -> SafeString:

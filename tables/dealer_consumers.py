@@ -1,13 +1,14 @@
 """The dealer's console presence socket, ``ws/dealer/tables/<id>/`` (docs/api.md, "Dealer's console").
 
 The console page keeps this socket open while it is on screen: it tells the server a dealer is attending the
-table. Only the table's dealer on shift, or a supervisor (``tables.services.dealing.may_attend``), gets in; anyone
-else (a dealer of another table, or one who has not taken the shift) is refused at the handshake (close 4403), so
-no one else's socket can make the table "attended" or, by closing, pause its round. Connecting calls ``console_connected``, closing calls ``console_disconnected``
-(a round being dealt is paused, and the supervisor called, if no console comes back within the grace period).
-Client frames: ``ping`` every 2 s (answered ``pong``; it marks the table attended again, so one of two consoles
-closing does not pause a round the other still deals); anything else gets an ``error`` frame. The guard of every
-socket of ours (``GuardedJsonConsumer``: rate, size, JSON) applies."""
+table. Only the table's dealer on shift, or a supervisor (``tables.services.dealing.may_attend``), gets in;
+anyone else (a dealer of another table, or one who has not taken the shift) is refused at the handshake (close
+4403), so no one else's socket can make the table "attended" or, by closing, pause its round. Connecting calls
+``console_connected``, closing calls ``console_disconnected`` (a round being dealt is paused, and the supervisor
+called, if no console comes back within the grace period). Client frames: ``ping`` every 2 s (answered ``pong``;
+it marks the table attended again, so one of two consoles closing does not pause a round the other still deals);
+anything else gets an ``error`` frame. The guard of every socket of ours (``GuardedJsonConsumer``: rate, size,
+JSON) applies."""
 
 from __future__ import annotations
 

@@ -257,9 +257,9 @@ KEY_LOOKBACK_ROUNDS = 3
 
 def _scanned_with_key(table_id: int, key: str, card: engine.Card) -> dict[str, Any] | None:
     """The first answer of the scan sent with ``key``, when one of the table's latest rounds holds it."""
-    for cards in Round.objects.filter(table_id=table_id).order_by("-pk").values_list("cards", flat=True)[
-        :KEY_LOOKBACK_ROUNDS
-    ]:
+    for cards in (
+        Round.objects.filter(table_id=table_id).order_by("-pk").values_list("cards", flat=True)[:KEY_LOOKBACK_ROUNDS]
+    ):
         for entry in cards or []:
             if entry.get("key") == key:
                 if entry["card"] != str(card):
@@ -493,9 +493,8 @@ def supervisor_void(
         return _void_repeat(table_id, round_id)
     if round_ is None:
         raise DealingRefused("No round to void.", code="no_round")
-    if round_.state not in (Round.State.PAUSED, Round.State.BETTING, Round.State.CLOSED):
-        if round_.state != Round.State.DEALING:
-            raise DealingRefused("The round has its result: it is settled as dealt.", code="round_has_result")
+    if round_.state not in (Round.State.PAUSED, Round.State.BETTING, Round.State.CLOSED, Round.State.DEALING):
+        raise DealingRefused("The round has its result: it is settled as dealt.", code="round_has_result")
     _not_involved(table_id, round_, staff)
     if round_.state == Round.State.DEALING:
         table_pause(table_id=table_id, reason=f"void: {reason}"[:200], actor=staff, notice="supervisor", now=now)

@@ -39,7 +39,7 @@ def dealing_table(dealer, clock: Clock):
 def test_a_scan_sent_twice_with_its_key_deals_once_and_answers_the_first_answer(dealer):
     """The finding: {"card": "4H"} sent twice dealt 4H as P1 and again as B1."""
     clock = Clock()
-    table, round_ = dealing_table(dealer, clock)
+    table, _round = dealing_table(dealer, clock)
     first = dealing.card_scan(table_id=table.pk, code="4H", actor=dealer, key="scan-1", now=clock.now)
     again = dealing.card_scan(table_id=table.pk, code="4H", actor=dealer, key="scan-1", now=clock.now)
     assert again == first
@@ -54,7 +54,7 @@ def test_a_scan_sent_twice_with_its_key_deals_once_and_answers_the_first_answer(
 def test_a_repeat_after_the_round_has_its_result_deals_nothing_into_the_next_round(dealer):
     clock = Clock()
     table, round_ = dealing_table(dealer, clock)
-    for number, code in enumerate("4H 2C 3D 5S".split(), start=1):
+    for number, code in enumerate(["4H", "2C", "3D", "5S"], start=1):
         dealing.card_scan(table_id=table.pk, code=code, actor=dealer, key=f"k{number}", now=clock.now)
     assert len(Round.objects.get(pk=round_.pk).cards) == 4
     again = dealing.card_scan(table_id=table.pk, code="5S", actor=dealer, key="k4", now=clock.now)
