@@ -373,3 +373,42 @@ def test_the_console_fits_a_tablet_in_english_and_persian(casino_url, browser, d
     finally:
         for context in contexts:
             context.close()
+
+
+def test_a_scan_whose_answer_is_lost_is_sent_again_with_its_key_and_dealt_once(
+    casino_url, page, dealer, console_errors
+):
+    """The scan reaches the server and is dealt, but its answer never reaches the console (a dropped connection):
+    the console sends the same scan again with the same Idempotency-Key, the server answers the first answer, and
+    the card is dealt once (it was dealt twice, as P1 and B1, when a retry was a new scan)."""
+    console_errors.allow(r"ERR_CONNECTION_RESET")  # the answer this test drops
+    table = live_table("Lost answer", decks=1)
+    log_in(page, casino_url, "dora")
+    open_console(page, casino_url, table)
+    take_shift_and_burn(page, "5H")
+    wait_for_close(page)
+
+    cards_url = f"{casino_url}/api/dealer/tables/{table.pk}/cards/"
+    keys = []
+
+    def drop_first_answer(route):
+        keys.append(route.request.headers.get("idempotency-key"))
+        if len(keys) == 1:
+            route.fetch()  # the server deals the card ...
+            route.abort("connectionreset")  # ... and the answer is lost on the way back
+        else:
+            route.continue_()
+
+    page.route(cards_url, drop_first_answer)
+    scan(page, "4H")
+    deadline = time.monotonic() + 15
+    while len(keys) < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    expect(page.locator("#dc-scan-last")).to_contain_text("Dealt", timeout=10_000)  # the resend's answer
+    expect(console(page)).to_have_attribute("data-cards", "1")
+    expect(page.locator("#dc-rescan")).to_be_hidden()
+    page.unroute(cards_url)
+    assert len(keys) >= 2, keys
+    assert keys[0] and len(set(keys)) == 1, keys  # every attempt carried the one key
+    assert [c["card"] for c in api_cards(page, casino_url, table)] == ["4H"]
+    expect(console(page)).to_have_attribute("data-next", "B1")

@@ -254,7 +254,9 @@ const presence = new Presence(`${scheme}://${location.host}${config.presence}`, 
 
 show(state);
 live.connect();
-presence.connect();
+// The presence socket is the dealer on shift's (or a supervisor's): a dealer who has not taken the shift yet
+// opens it when taking it (the button above).
+if (state.table.dealer_id === config.user_id || config.supervisor) presence.connect();
 setInterval(refresh, POLL_MS);
 setInterval(tick, 250);
 scanner.focus();
