@@ -126,7 +126,7 @@ class AuditMiddleware(AuditlogMiddleware):
 
     @staticmethod
     def _get_remote_addr(request: HttpRequest) -> str | None:
-        if settings.AUDITLOG_DISABLE_REMOTE_ADDR:
+        if getattr(settings, "AUDITLOG_DISABLE_REMOTE_ADDR", False):
             return None
         return client_address(request) or None
 

@@ -206,6 +206,15 @@ DEVICE_COOKIE_AGE = env_int("DEVICE_COOKIE_AGE", 2 * 365 * 24 * 3600)
 # right-most address that is not a trusted proxy). Behind a proxy not listed here every client has its address.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 CLIENT_ADDRESS_HEADER = env_str("CLIENT_ADDRESS_HEADER", "X-Forwarded-For")
+if env_str("SIGNIN_ADDRESS_HEADER"):
+    # It trusted its header from anyone and served the sign-in records only; left in an environment it would now
+    # be ignored without a word, and every per-address control behind the proxy would count the proxy again.
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        "SIGNIN_ADDRESS_HEADER is no longer read: set TRUSTED_PROXIES to the proxy's address (and, if it is not "
+        "X-Forwarded-For, CLIENT_ADDRESS_HEADER to the header it sets), then remove SIGNIN_ADDRESS_HEADER."
+    )
 
 # Risk alerts on the live floor (tables.services.risk): a single bet, a player's winnings on one round, and a
 # round's worst-case exposure above these raise an alert; so do linked accounts (a shared sign-in address or
