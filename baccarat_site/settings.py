@@ -205,7 +205,13 @@ DEVICE_COOKIE_AGE = env_int("DEVICE_COOKIE_AGE", 2 * 365 * 24 * 3600)
 # (addresses or networks, comma-separated; none by default), whose CLIENT_ADDRESS_HEADER is then read (its
 # right-most address that is not a trusted proxy). Behind a proxy not listed here every client has its address.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
-CLIENT_ADDRESS_HEADER = env_str("CLIENT_ADDRESS_HEADER", "X-Forwarded-For")
+CLIENT_ADDRESS_HEADER = env_str("CLIENT_ADDRESS_HEADER", "X-Forwarded-For").strip()
+if not re.fullmatch(r"[A-Za-z0-9_-]*", CLIENT_ADDRESS_HEADER):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        f"CLIENT_ADDRESS_HEADER={CLIENT_ADDRESS_HEADER!r} is not a header name (e.g. X-Forwarded-For or X-Real-IP)."
+    )
 if env_str("SIGNIN_ADDRESS_HEADER"):
     # It trusted its header from anyone and served the sign-in records only; left in an environment it would now
     # be ignored without a word, and every per-address control behind the proxy would count the proxy again.

@@ -52,6 +52,7 @@ def test_a_production_start_without_a_key_or_a_url_is_refused(missing):
     [
         ("TRUSTED_PROXIES", "10.0.0.10,nginx.internal", "TRUSTED_PROXIES: 'nginx.internal' is not an address"),
         ("SIGNIN_ADDRESS_HEADER", "HTTP_X_REAL_IP", "SIGNIN_ADDRESS_HEADER is no longer read: set TRUSTED_PROXIES"),
+        ("CLIENT_ADDRESS_HEADER", "X-Forwarded-For: 1.2.3.4", "is not a header name"),
     ],
 )
 def test_a_start_with_an_unreadable_proxy_or_the_old_address_header_is_refused(variable, value, refusal):
