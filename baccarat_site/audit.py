@@ -36,8 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 from auditlog.middleware import AuditlogMiddleware
 from auditlog.models import LogEntry
+from django.conf import settings
 from django.db.models import Model, ProtectedError
 from django.http import HttpRequest, HttpResponse
+
+from baccarat_site.client_address import client_address
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -115,7 +118,21 @@ def add_reason_argument(parser: argparse.ArgumentParser) -> None:
 
 class AuditMiddleware(AuditlogMiddleware):
     """auditlog's middleware (actor, address, correlation id), plus the request for :func:`stamp_entry`, which
-    needs the actor before auditlog's own per-request receiver has set it."""
+    needs the actor before auditlog's own per-request receiver has set it.
+
+    The address is the client's (:func:`baccarat_site.client_address.client_address`): auditlog's own takes the
+    left-most ``X-Forwarded-For`` from anyone, which the client writes, and its port from a client-sent
+    ``X-Forwarded-Port``; an entry records neither claim."""
+
+    @staticmethod
+    def _get_remote_addr(request: HttpRequest) -> str | None:
+        if getattr(settings, "AUDITLOG_DISABLE_REMOTE_ADDR", False):
+            return None
+        return client_address(request) or None
+
+    @staticmethod
+    def _get_remote_port(request: HttpRequest) -> int | None:
+        return None
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         token = _acting.set({"request": request})

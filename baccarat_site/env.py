@@ -6,6 +6,7 @@ Plain Python with no side effect, so the settings, ``manage.py`` and the test se
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -47,6 +48,21 @@ def env_int(name: str, default: int) -> int:
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_networks(name: str, default: str = "") -> list[str]:
+    """A comma-separated list of addresses and networks (``10.0.0.10``, ``10.0.0.0/24``, ``::1``), in their normal
+    form; anything that is neither raises ImproperlyConfigured, naming it (a proxy that is not trusted after all
+    is found only when every client shares its address)."""
+    networks = []
+    for item in env_list(name, default):
+        try:
+            networks.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not an address or a network (e.g. 10.0.0.10 or 10.0.0.0/24)."
+            ) from None
+    return networks
 
 
 def var_dir() -> Path:

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from baccarat_site import embedded
-from baccarat_site.env import development_mode, env_bool, env_int, env_list, env_str
+from baccarat_site.env import development_mode, env_bool, env_int, env_list, env_networks, env_str
 from baccarat_site.redis_config import cache_backend, celery_broker, channel_layer_host, redis_sentinel_from_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -189,9 +189,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "baccarat_site.accounts.lockout.lockout_response"
 AXES_VERBOSE = False
-# The address is the connection's: a client-sent X-Forwarded-For would let an attacker pick a new one per try.
-# Behind a proxy every client shares its address, and the lock still holds per username.
-AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+# The address is the client's (baccarat_site.client_address): the connection's, or behind a trusted proxy the one
+# it forwards; a client-sent X-Forwarded-For is never believed (it would let an attacker pick a new one per try).
+AXES_CLIENT_IP_CALLABLE = "baccarat_site.client_address.axes_client_address"
 
 # API tokens (POST /api/auth/token/) expire this many seconds after they were issued; asking again after
 # that issues a new one (the old key stops working).
@@ -200,9 +200,27 @@ API_TOKEN_TTL_SECONDS = int(env_str("API_TOKEN_TTL_SECONDS", str(7 * 24 * 3600))
 # Sign-in records (accounts.SignIn) and the device cookie a browser is given at its first sign-in (two years).
 DEVICE_COOKIE_NAME = env_str("DEVICE_COOKIE_NAME", "casino_device")
 DEVICE_COOKIE_AGE = env_int("DEVICE_COOKIE_AGE", 2 * 365 * 24 * 3600)
-# The request header (a META key such as HTTP_X_REAL_IP) a trusted proxy sets to the client's address; empty:
-# the connection's address (REMOTE_ADDR). Behind a proxy without it every sign-in shares the proxy's address.
-SIGNIN_ADDRESS_HEADER = env_str("SIGNIN_ADDRESS_HEADER")
+# The client's address (baccarat_site.client_address), for the sign-in lockout, the sign-up limits, the socket caps
+# and the sign-in records: the connection's own, unless the connection comes from one of TRUSTED_PROXIES
+# (addresses or networks, comma-separated; none by default), whose CLIENT_ADDRESS_HEADER is then read (its
+# right-most address that is not a trusted proxy). Behind a proxy not listed here every client has its address.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+CLIENT_ADDRESS_HEADER = env_str("CLIENT_ADDRESS_HEADER", "X-Forwarded-For").strip()
+if not re.fullmatch(r"[A-Za-z0-9_-]*", CLIENT_ADDRESS_HEADER):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        f"CLIENT_ADDRESS_HEADER={CLIENT_ADDRESS_HEADER!r} is not a header name (e.g. X-Forwarded-For or X-Real-IP)."
+    )
+if env_str("SIGNIN_ADDRESS_HEADER"):
+    # It trusted its header from anyone and served the sign-in records only; left in an environment it would now
+    # be ignored without a word, and every per-address control behind the proxy would count the proxy again.
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        "SIGNIN_ADDRESS_HEADER is no longer read: set TRUSTED_PROXIES to the proxy's address (and, if it is not "
+        "X-Forwarded-For, CLIENT_ADDRESS_HEADER to the header it sets), then remove SIGNIN_ADDRESS_HEADER."
+    )
 
 # Risk alerts on the live floor (tables.services.risk): a single bet, a player's winnings on one round, and a
 # round's worst-case exposure above these raise an alert; so do linked accounts (a shared sign-in address or
@@ -230,7 +248,7 @@ CHAT_RATE_COUNT = env_int("CHAT_RATE_COUNT", 5)
 CHAT_RATE_SECONDS = env_int("CHAT_RATE_SECONDS", 10)
 CHAT_MAX_CHARS = env_int("CHAT_MAX_CHARS", 200)
 
-# Sign-ups per address (REMOTE_ADDR, as for the sign-in throttle): at most SIGNUP_LIMIT_PER_ADDRESS in a clock
+# Sign-ups per address (the client's, as for the sign-in throttle): at most SIGNUP_LIMIT_PER_ADDRESS in a clock
 # hour; of an address's sign-ups in a UTC day only the first SIGNUP_CREDITED_PER_ADDRESS_PER_DAY get the
 # starting play money (the others open at 0.00 and may first refill an hour later).
 SIGNUP_LIMIT_PER_ADDRESS = env_int("SIGNUP_LIMIT_PER_ADDRESS", 5)

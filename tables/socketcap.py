@@ -12,9 +12,10 @@ every place the process holds in one pipelined round, one ZADD per key. A task a
 Redis round trip per socket every ``REFRESH_SECONDS``, were 1.5 KiB of a daphne's memory per idle socket and
 500 round trips a second at 10,000 sockets (bench/sockets_per_daphne.py).
 
-The address is the connection's (``scope["client"]``, what daphne reports as REMOTE_ADDR), as for the sign-in
-throttle: a client-sent ``X-Forwarded-For`` is never read. Best effort like presence: if Redis fails, the
-socket is let in (and logged), never refused for it.
+The address is the client's (:func:`baccarat_site.client_address.client_address`), as for the sign-in throttle:
+the connection's (``scope["client"]``), or behind a trusted proxy the one it forwards; a client-sent
+``X-Forwarded-For`` is never believed. Best effort like presence: if Redis fails, the socket is let in (and
+logged), never refused for it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from django.conf import settings
 
 from baccarat_site.cancelling import cancel_until_done
+from baccarat_site.client_address import client_address
 from tables.presence import _async_client
 
 logger = logging.getLogger(__name__)
@@ -77,8 +79,8 @@ def _keys(user_id: int | None, address: str | None) -> list[str]:
 
 
 def address_of(scope: dict[str, Any]) -> str | None:
-    client = scope.get("client")
-    return str(client[0]) if client else None
+    """The address a socket is counted under (None: unknown, only the player's cap applies)."""
+    return client_address(scope) or None
 
 
 class SocketSlot:

@@ -74,6 +74,26 @@ def test_adding_a_user_to_a_group_in_the_admin_records_an_entry_with_the_actor(c
     assert entry.remote_addr == "127.0.0.1"
 
 
+def test_an_entry_records_the_client_s_address_never_one_it_claims(client, boss, settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.10"]
+    cashier = make_user("carol", is_staff=True)
+    group = Group.objects.get(name="Cashiers")
+    form = user_form(cashier, groups=[group.pk])
+    # straight to the server: a claimed X-Forwarded-For (auditlog alone records its left-most) is not believed
+    client.post(f"/admin/auth/user/{cashier.pk}/change/", form, HTTP_X_FORWARDED_FOR="198.51.100.66")
+    # through the trusted proxy: the client it forwards
+    client.post(
+        f"/admin/auth/user/{cashier.pk}/change/",
+        user_form(cashier, groups=[]),
+        REMOTE_ADDR="10.0.0.10",
+        HTTP_X_FORWARDED_FOR="198.51.100.66, 203.0.113.5",
+        HTTP_X_FORWARDED_PORT="4444",
+    )
+
+    entries = [e for e in entries_for(cashier) if "groups" in (e.changes or {})]
+    assert [(e.remote_addr, e.remote_port) for e in entries] == [("127.0.0.1", None), ("203.0.113.5", None)]
+
+
 def test_a_users_permissions_and_staff_flags_are_audited_but_never_the_password_hash(client, boss):
     carol = make_user("carol")
     perm = Permission.objects.get(codename="view_bet")

@@ -84,14 +84,20 @@ def test_an_api_token_is_recorded_as_a_sign_in():
     assert (record.method, record.ip_address, record.device_id) == (SignIn.Method.API_TOKEN, "203.0.113.9", "")
 
 
-def test_a_trusted_proxy_header_gives_the_client_address(settings):
-    settings.SIGNIN_ADDRESS_HEADER = "HTTP_X_REAL_IP"
+def test_behind_a_trusted_proxy_a_sign_in_records_the_client_it_forwards_and_elsewhere_the_connection(settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.1"]
     make_user("alice")
-    Client(REMOTE_ADDR="10.0.0.1", HTTP_X_REAL_IP="203.0.113.44").post(
+    make_user("bob")
+    Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="192.0.2.9, 203.0.113.44").post(
         "/accounts/login/", {"username": "alice", "password": PASSWORD}
     )
+    # Not from the proxy: what the client claims is not recorded.
+    APIClient(REMOTE_ADDR="198.51.100.3", HTTP_X_FORWARDED_FOR="203.0.113.44").post(
+        "/api/auth/token/", {"username": "bob", "password": PASSWORD}, format="json"
+    )
 
-    assert SignIn.objects.get().ip_address == "203.0.113.44"
+    recorded = dict(SignIn.objects.values_list("user__username", "ip_address"))
+    assert recorded == {"alice": "203.0.113.44", "bob": "198.51.100.3"}
 
 
 def test_a_supervisor_finds_everyone_who_signed_in_from_an_address():

@@ -4,7 +4,6 @@ suspension or closure, the player's own time-out or self-exclusion)."""
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import math
 import secrets
@@ -30,6 +29,7 @@ from baccarat_site.accounts.lockout import CODE, lockout_detail
 from baccarat_site.accounts.models import PlayerLimit, PlayerNote, Profile, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.audit import audit
+from baccarat_site.client_address import client_address
 from baccarat_site.errors import Conflict, DomainError
 from baccarat_site.redis_client import redis_client
 from tables.events import send_on_commit, user_group
@@ -95,7 +95,7 @@ return {hour, day}
 
 
 def sign_up_place_take(*, address: str | None, now: datetime | None = None) -> SignUpPlace:
-    """Count one sign-up from ``address`` (the connection's REMOTE_ADDR, as the sign-in throttle reads it).
+    """Count one sign-up from ``address`` (the client's, ``baccarat_site.client_address``, as the sign-in throttle's).
 
     At most ``SIGNUP_LIMIT_PER_ADDRESS`` per clock hour (:class:`TooManySignUps`, 429, with ``retry_after``);
     of an address's sign-ups in a UTC day only the first ``SIGNUP_CREDITED_PER_ADDRESS_PER_DAY`` get the
@@ -212,27 +212,20 @@ def player_refill(*, user: User, now: datetime | None = None) -> LedgerTransacti
 
 
 def sign_in_record(*, user: User, request: HttpRequest | None, method: str = SignIn.Method.PAGE) -> SignIn:
-    """Record a successful sign-in: the address (``REMOTE_ADDR``, or the header a trusted proxy sets, named by
-    ``SIGNIN_ADDRESS_HEADER``), the browser and the device cookie. A browser without the cookie is given a new
-    device id here; :class:`baccarat_site.accounts.middleware.DeviceCookieMiddleware` sets it on the response."""
+    """Record a successful sign-in: the client's address (:func:`baccarat_site.client_address.client_address`:
+    the connection's, or the one a trusted proxy forwards), the browser and the device cookie. A browser without
+    the cookie is given a new device id here; :class:`baccarat_site.accounts.middleware.DeviceCookieMiddleware`
+    sets it on the response."""
     address, agent, device = None, "", ""
     if request is not None:
         meta = request.META
-        raw = meta.get(settings.SIGNIN_ADDRESS_HEADER or "REMOTE_ADDR") or meta.get("REMOTE_ADDR") or ""
-        address = _valid_address(str(raw).split(",")[0].strip())
+        address = client_address(request) or None
         agent = str(meta.get("HTTP_USER_AGENT", ""))[:300]
         device = _device_id_of(request)
         if not device and method == SignIn.Method.PAGE:
             device = secrets.token_urlsafe(24)
             request.new_device_id = device  # type: ignore[attr-defined]
     return SignIn.objects.create(user=user, method=method, ip_address=address, user_agent=agent, device_id=device)
-
-
-def _valid_address(raw: str) -> str | None:
-    try:
-        return str(ipaddress.ip_address(raw)) if raw else None
-    except ValueError:
-        return None
 
 
 def _device_id_of(request: HttpRequest) -> str:

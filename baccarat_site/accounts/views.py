@@ -7,7 +7,6 @@ import math
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
@@ -34,6 +33,7 @@ from baccarat_site.accounts.forms import (
 )
 from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, limit_label, play_limits_set, play_limits_state
 from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, Restriction
+from baccarat_site.client_address import client_address
 from baccarat_site.errors import DomainError
 from baccarat_site.money import display
 from wallets import selectors as wallet_selectors
@@ -91,7 +91,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             user, credited = services.player_sign_up(
-                form=form, language=translation.get_language() or "", address=get_client_ip_address(request)
+                form=form, language=translation.get_language() or "", address=client_address(request)
             )
         except services.UsernameTaken:
             form.add_error("username", _("That username is taken: please choose another."))

@@ -31,8 +31,8 @@ def table(db):
     return make_table("Baccarat 1", make_variant("Five minimum", limits=limits))
 
 
-def sign_up(name: str, address: str = "203.0.113.9"):
-    client = Client(REMOTE_ADDR=address)
+def sign_up(name: str, address: str = "203.0.113.9", **extra: str):
+    client = Client(REMOTE_ADDR=address, **extra)
     return client, client.post("/accounts/signup/", {"username": name, "password1": GOOD, "password2": GOOD})
 
 
@@ -54,6 +54,21 @@ def test_the_sixth_sign_up_from_one_address_in_an_hour_is_refused_and_makes_noth
     assert Wallet.objects.filter(user__username="player5").count() == 0
     # Another address is not held back by this one.
     assert sign_up("player5", address="198.51.100.20")[1].status_code == 302
+
+
+def test_sign_ups_behind_a_trusted_proxy_are_counted_per_client_and_a_spoofed_header_is_not(settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.10"]
+    settings.SIGNUP_LIMIT_PER_ADDRESS = 2
+    settings.SIGNUP_CREDITED_PER_ADDRESS_PER_DAY = 5
+    for n in range(2):
+        assert sign_up(f"near{n}", "10.0.0.10", HTTP_X_FORWARDED_FOR="203.0.113.7")[1].status_code == 302
+    assert sign_up("near2", "10.0.0.10", HTTP_X_FORWARDED_FOR="203.0.113.7")[1].status_code == 429
+    # another client behind the same proxy is not held back by the first
+    assert sign_up("far0", "10.0.0.10", HTTP_X_FORWARDED_FOR="198.51.100.20")[1].status_code == 302
+    # straight to the server, a claimed address counts as the connection's own
+    for n in range(2):
+        assert sign_up(f"direct{n}", "192.0.2.5", HTTP_X_FORWARDED_FOR=f"198.51.100.{30 + n}")[1].status_code == 302
+    assert sign_up("direct2", "192.0.2.5", HTTP_X_FORWARDED_FOR="198.51.100.32")[1].status_code == 429
 
 
 def test_a_refused_or_failed_sign_up_does_not_use_up_a_place(settings):

@@ -7,6 +7,11 @@ Players bet through nginx on a fast table (over their sockets and over REST), vi
 middle of a round one daphne, one worker and one beat are killed (SIGKILL, never restarted). Every confirmed bet
 settles exactly once, the wallets reconcile, rounds go on, every viewer keeps receiving (reconnecting through
 nginx to the surviving daphne), and with two beats ticking at once no round step happened twice.
+
+Clients through the same nginx are told apart by their own addresses (nginx's X-Forwarded-For, believed from
+nginx only: TRUSTED_PROXIES): two clients on different loopback addresses (127.0.0.2, 127.0.0.3) are locked out
+of sign-in separately and counted separately by the socket caps, and neither a client's own X-Forwarded-For sent
+to nginx nor one sent straight to gunicorn lets it out of its lockout or puts another client in it.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 
 import pytest
 import websockets
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.hashers import Argon2PasswordHasher
 from django.db.models import Sum
@@ -84,7 +90,8 @@ class Topology:
     def table_url(self, table_id: int) -> str:
         return f"wss://127.0.0.1:{self.https_port}/ws/tables/{table_id}/"
 
-    def start(self) -> None:
+    def start(self, *, celery: bool = True) -> None:
+        """Every process (``celery=False``: only nginx, daphne and gunicorn, for what needs no round to run)."""
         base = process_env(CELERY_QUEUE=self.procs.queue, TICK_SECONDS="0.2", LOG_LEVEL="INFO")
         env_file = render_env_file(
             self.tmp_path,
@@ -97,6 +104,8 @@ class Topology:
             CSRF_TRUSTED_ORIGINS="",
             STATIC_ROOT=str(self.static_root),
             BIND_ADDRESS="127.0.0.1",
+            # nginx reaches the upstreams from loopback's first address; the clients use others (127.0.0.2 …).
+            TRUSTED_PROXIES="127.0.0.1",
             GUNICORN_WORKERS="2",
             WORKER_CONCURRENCY="2",
         )
@@ -117,9 +126,9 @@ class Topology:
             self.procs.start(name, *unit("baccarat-daphne@.service", instance=str(port)))
         for name, port in self.gunicorn_ports.items():
             self.procs.start(name, *unit("baccarat-gunicorn@.service", instance=str(port)))
-        for name in ("worker_a", "worker_b"):
+        for name in ("worker_a", "worker_b") if celery else ():
             self.procs.start(name, *unit("baccarat-worker@.service", instance=f"{name}-{self.procs.queue}"))
-        for name in ("beat_a", "beat_b"):  # two machines' beats: each its own state directory
+        for name in ("beat_a", "beat_b") if celery else ():  # two machines' beats: each its own state directory
             state = self.tmp_path / f"state-{name}"
             (state / "baccarat").mkdir(parents=True)
             self.procs.start(name, *unit("baccarat-beat.service", state_dir=state))
@@ -141,12 +150,16 @@ class Topology:
             self.procs.wait_listening(name, port, timeout=90)
         output, _ = collect.communicate(timeout=120)
         assert collect.returncode == 0, output.decode(errors="replace")
-        for name, line in [
-            ("worker_a", "ready."),
-            ("worker_b", "ready."),
-            ("beat_a", "Sending due task"),
-            ("beat_b", "Sending due task"),
-        ]:
+        for name, line in (
+            [
+                ("worker_a", "ready."),
+                ("worker_b", "ready."),
+                ("beat_a", "Sending due task"),
+                ("beat_b", "Sending due task"),
+            ]
+            if celery
+            else []
+        ):
             wait_until(lambda n=name, w=line: w in self.procs.log(n), 90, f"{name}: {line}", self.procs)
 
     def request(
@@ -158,15 +171,18 @@ class Topology:
         headers: dict[str, str] | None = None,
         port: int | None = None,
         tls: bool = True,
+        source: str | None = None,
     ) -> tuple[int, dict[str, str], bytes]:
-        """One HTTP request (HTTPS to nginx by default); status, headers, body."""
+        """One HTTP request (HTTPS to nginx by default) from ``source`` (a loopback address; the system's
+        choice, 127.0.0.1, by default); status, headers, body."""
         port = port or self.https_port
+        bind = (source, 0) if source else None
         if tls:
             conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                "127.0.0.1", port, timeout=15, context=self.ssl
+                "127.0.0.1", port, timeout=15, context=self.ssl, source_address=bind
             )
         else:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15, source_address=bind)
         try:
             data = json.dumps(body).encode() if body is not None else None
             sent = {"Content-Type": "application/json"} if data is not None else {}
@@ -428,6 +444,97 @@ def test_the_shipped_topology_survives_losing_a_daphne_a_worker_and_a_beat(tmp_p
     check_rounds_intact(table.pk, outcome["answers"])
     check_viewers(outcome["viewers"], outcome["answers"])
     check_socket_players(outcome["socket_players"], outcome["answers"])
+
+
+CLIENT_A, CLIENT_B, CLIENT_C = "127.0.0.2", "127.0.0.3", "127.0.0.4"  # three clients, one nginx
+
+
+def test_two_clients_behind_the_real_nginx_are_locked_out_apart_and_a_spoofed_header_is_ignored(tmp_path, settings):
+    """Five wrong passwords from client A lock A out, not B (nginx's X-Forwarded-For, believed from nginx only).
+    A claiming B's address or any other in its own X-Forwarded-For (to nginx, or straight to gunicorn) stays
+    locked out; C claiming A's is not locked out by A. Sockets through nginx count under each client's own
+    address, not nginx's nor a claimed one."""
+    if not Path(NGINX).exists():
+        pytest.fail(f"nginx not found at {NGINX}: apt-get install nginx (Debian's package)")
+    settings.SECRET_KEY = f"topology-test-{uuid.uuid4().hex}{uuid.uuid4().hex}"
+    table = fast_table("Addresses", betting_seconds=5, deal_interval_ms=150, result_seconds=1)
+    vera = make_player("vera", "1000.00")
+    hasher = Argon2PasswordHasher()
+    vera.password = hasher.encode(PASSWORD, hasher.salt())
+    vera.save(update_fields=["password"])
+
+    with Processes(tmp_path, f"test-{uuid.uuid4().hex[:12]}") as procs:
+        topology = Topology(tmp_path, procs)
+        topology.start(celery=False)
+
+        def sign_in(source: str, password: str, claims: str | None = None, port: int | None = None) -> int:
+            headers = {"X-Forwarded-For": claims, "X-Real-IP": claims} if claims else {}
+            if port is not None:  # straight to gunicorn: as nginx would mark it, so it is not redirected
+                headers["X-Forwarded-Proto"] = "https"
+            status, _, raw = topology.request(
+                "POST",
+                "/api/auth/token/",
+                body={"username": "vera", "password": password},
+                headers=headers,
+                source=source,
+                port=port,
+                tls=port is None,
+            )
+            assert status in {200, 400, 429}, (status, raw)
+            return status
+
+        try:
+            # A guesses five times, each time claiming another address: locked out at the fifth.
+            statuses = [sign_in(CLIENT_A, "guess", claims=f"198.51.100.{n}") for n in range(5)]
+            assert statuses == [400, 400, 400, 400, 429], statuses
+            assert sign_in(CLIENT_A, PASSWORD) == 429
+            # B, through the same nginx, is not locked out by A.
+            assert sign_in(CLIENT_B, PASSWORD) == 200
+            # A claiming to be B, to nginx and straight to gunicorn, is still A.
+            assert sign_in(CLIENT_A, PASSWORD, claims=CLIENT_B) == 429
+            gunicorn = next(iter(topology.gunicorn_ports.values()))
+            assert sign_in(CLIENT_A, PASSWORD, claims=CLIENT_B, port=gunicorn) == 429
+            # C claiming to be A is not put in A's lockout.
+            assert sign_in(CLIENT_C, PASSWORD, claims=CLIENT_A) == 200
+
+            def socket_counts() -> Counter[str]:
+                keys = redis_client().keys("*:sockets:addr:*")
+                return Counter({key.decode().rsplit(":", 1)[1]: redis_client().zcard(key) for key in keys})
+
+            async def sockets() -> Counter[str]:
+                """What the three sockets added to each address's count (an earlier test's may be expiring)."""
+                before = socket_counts()
+                opened = []
+                try:
+                    for source, claims in ((CLIENT_A, CLIENT_B), (CLIENT_B, None), (CLIENT_B, SPOOFED)):
+                        ws = await websockets.connect(
+                            topology.table_url(table.pk),
+                            origin=topology.origin,
+                            ssl=topology.ssl,
+                            additional_headers={"X-Forwarded-For": claims, "X-Real-IP": claims} if claims else None,
+                            open_timeout=10,
+                            local_addr=(source, 0),
+                        )
+                        opened.append(ws)
+                        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "snapshot"
+                    return socket_counts() - before
+                finally:
+                    for ws in opened:
+                        await ws.close()
+
+            counted = asyncio.run(sockets())
+        except BaseException:
+            print(procs.logs_text())
+            raise
+
+    # The lockout counted A alone; the sign-ins were recorded under B's and C's own addresses.
+    attempts = list(AccessAttempt.objects.values_list("ip_address", "failures_since_start"))
+    assert [ip for ip, _ in attempts] == [CLIENT_A], attempts
+    assert attempts[0][1] >= 5, attempts
+    recorded = sorted(str(ip) for ip in SignIn.objects.filter(user=vera).values_list("ip_address", flat=True))
+    assert recorded == [CLIENT_B, CLIENT_C]
+    # The socket caps: A's one socket and B's two under their own addresses, none under nginx's or a claimed one.
+    assert counted == Counter({CLIENT_A: 1, CLIENT_B: 2}), counted
 
 
 async def next_opened(viewers: list[Viewer], *, after: int) -> int:

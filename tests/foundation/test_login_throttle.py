@@ -52,6 +52,32 @@ def test_another_address_or_another_username_is_not_locked_out_by_someone_elses_
     assert attacker.post("/accounts/login/", {"username": "oleg", "password": PASSWORD}).status_code == 302
 
 
+def test_two_clients_behind_a_trusted_proxy_are_locked_out_apart(settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.10"]
+    make_user("vera", PASSWORD)
+    attacker = APIClient(REMOTE_ADDR="10.0.0.10", HTTP_X_FORWARDED_FOR="203.0.113.7")
+    for _ in range(5):
+        attacker.post("/api/auth/token/", {"username": "vera", "password": "guess"}, format="json")
+    assert (
+        attacker.post("/api/auth/token/", {"username": "vera", "password": PASSWORD}, format="json").status_code == 429
+    )
+    # vera herself, through the same proxy from her own address, still signs in on every way in
+    vera = {"REMOTE_ADDR": "10.0.0.10", "HTTP_X_FORWARDED_FOR": "198.51.100.2"}
+    assert APIClient(**vera).post("/api/auth/token/", {"username": "vera", "password": PASSWORD}).status_code == 200
+    assert Client(**vera).post("/accounts/login/", {"username": "vera", "password": PASSWORD}).status_code == 302
+
+
+def test_a_client_that_is_not_the_proxy_cannot_escape_its_lockout_with_a_forwarded_header(settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.10"]
+    make_user("vera", PASSWORD)
+    for n in range(5):  # a new claimed address every try
+        Client(REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR=f"198.51.100.{n}").post(
+            "/accounts/login/", {"username": "vera", "password": "guess"}
+        )
+    claimed = Client(REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="198.51.100.99, 10.0.0.10")
+    assert claimed.post("/accounts/login/", {"username": "vera", "password": PASSWORD}).status_code == 429
+
+
 def test_a_success_before_the_limit_clears_the_count():
     make_user("vera", PASSWORD)
     client = Client(REMOTE_ADDR="203.0.113.7")

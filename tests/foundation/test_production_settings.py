@@ -47,6 +47,27 @@ def test_a_production_start_without_a_key_or_a_url_is_refused(missing):
     assert f"Refusing a production start without {missing}" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("variable", "value", "refusal"),
+    [
+        ("TRUSTED_PROXIES", "10.0.0.10,nginx.internal", "TRUSTED_PROXIES: 'nginx.internal' is not an address"),
+        ("SIGNIN_ADDRESS_HEADER", "HTTP_X_REAL_IP", "SIGNIN_ADDRESS_HEADER is no longer read: set TRUSTED_PROXIES"),
+        ("CLIENT_ADDRESS_HEADER", "X-Forwarded-For: 1.2.3.4", "is not a header name"),
+    ],
+)
+def test_a_start_with_an_unreadable_proxy_or_the_old_address_header_is_refused(variable, value, refusal):
+    result = manage(
+        "check",
+        BACCARAT_DEV="0",
+        SECRET_KEY=KEY,
+        DATABASE_URL="postgresql://casino@db.internal:5432/casino",
+        REDIS_URL="redis://cache.internal:6379/0",
+        **{variable: value},
+    )
+    assert result.returncode != 0
+    assert refusal in result.stderr
+
+
 def test_check_deploy_is_clean_with_only_a_key_hosts_and_the_urls():
     result = manage(
         "check",

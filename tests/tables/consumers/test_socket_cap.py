@@ -30,8 +30,11 @@ def caps(settings):
     return settings
 
 
-async def open_socket(path: str, *, address: str = "203.0.113.7", user=None, session=None) -> WebsocketCommunicator:
-    communicator = WebsocketCommunicator(ROUTER, path)
+async def open_socket(
+    path: str, *, address: str = "203.0.113.7", user=None, session=None, forwarded: str | None = None
+) -> WebsocketCommunicator:
+    headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded is not None else []
+    communicator = WebsocketCommunicator(ROUTER, path, headers=headers)
     communicator.scope["client"] = (address, 40000)
     if user is not None:
         communicator.scope["user"] = user
@@ -87,6 +90,29 @@ async def test_an_address_past_the_cap_is_refused_whoever_is_signed_in_and_anoth
     elsewhere = await open_socket(path, address="192.0.2.44")
     assert (await elsewhere.receive_json_from(timeout=5))["type"] == "snapshot"
     for communicator in (*watchers, refused, elsewhere):
+        await communicator.disconnect()
+
+
+async def test_behind_a_trusted_proxy_sockets_are_counted_per_client_and_a_spoofed_header_is_not(caps):
+    caps.TRUSTED_PROXIES = ["10.0.0.10"]
+    table = await database_sync_to_async(fast_table)()
+    path = f"/ws/tables/{table.pk}/"
+    proxied = [await open_socket(path, address="10.0.0.10", forwarded="203.0.113.7") for _ in range(3)]
+    for watcher in proxied:
+        assert (await watcher.receive_json_from(timeout=5))["type"] == "snapshot"
+    refused = await open_socket(path, address="10.0.0.10", forwarded="203.0.113.7")
+    assert (await refusal(refused))[1] == CLOSE_TOO_MANY_SOCKETS
+    # another client through the same proxy has its own count
+    other = await open_socket(path, address="10.0.0.10", forwarded="198.51.100.2")
+    assert (await other.receive_json_from(timeout=5))["type"] == "snapshot"
+    assert redis_client().zcard(socketcap._keys(None, "10.0.0.10")[1]) == 0
+    # straight to daphne, a claimed address is not believed: these count as 192.0.2.5
+    direct = [await open_socket(path, address="192.0.2.5", forwarded=f"198.51.100.{n}") for n in range(10, 13)]
+    for watcher in direct:
+        assert (await watcher.receive_json_from(timeout=5))["type"] == "snapshot"
+    spoofer = await open_socket(path, address="192.0.2.5", forwarded="198.51.100.99")
+    assert (await refusal(spoofer))[1] == CLOSE_TOO_MANY_SOCKETS
+    for communicator in (*proxied, refused, other, *direct, spoofer):
         await communicator.disconnect()
 
 

@@ -143,6 +143,24 @@ def test_two_players_signed_in_from_one_address_backing_player_and_banker_raise_
     )
 
 
+def test_behind_a_trusted_proxy_accounts_are_linked_by_their_own_addresses_not_the_proxys(
+    betting_round, player, place, settings
+):
+    settings.TRUSTED_PROXIES = ["10.0.0.10"]
+    alice, bob, carol = player("alice"), player("bob"), player("carol")
+    sign_in("alice", "10.0.0.10", HTTP_X_FORWARDED_FOR="203.0.113.7")
+    sign_in("bob", "10.0.0.10", HTTP_X_FORWARDED_FOR="198.51.100.2")  # another client: not linked
+    sign_in("carol", "10.0.0.10", HTTP_X_FORWARDED_FOR="203.0.113.7")
+    place(alice, betting_round, ("player", "50.00"))
+    place(bob, betting_round, ("banker", "40.00"))
+    place(carol, betting_round, ("banker", "30.00"))
+
+    (alert,) = scan_twice(close(betting_round))
+
+    assert (alert.kind, alert.user, alert.other_user) == (Kind.LINKED_ACCOUNTS, alice, carol)
+    assert alert.detail.endswith("both signed in from address 203.0.113.7.")
+
+
 def test_the_linked_accounts_look_back_ends_at_the_now_the_scan_is_given(betting_round, player, place, settings):
     alice, bob = player("alice"), player("bob")
     sign_in("alice", "203.0.113.7")
