@@ -86,7 +86,7 @@ export function refusal(code) {
       return gettext("That card is not the one the round is waiting for: nothing was dealt.");
     case "position_taken":
     case "idempotency_conflict":
-      return gettext("That card was already dealt as another card: nothing was dealt.");
+      return gettext("That place in the deal already has another card: nothing was dealt.");
     case "own_round":
       return gettext("You dealt this round: another supervisor answers it.");
     case "own_call":
