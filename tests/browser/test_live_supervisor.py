@@ -198,6 +198,10 @@ def test_called_resumed_finished_then_voided_with_exact_refunds(casino_url, brow
         expect(dave_page.locator("#balance")).to_have_text("975.00", timeout=30_000)
         for p in pages:
             expect(p.locator("#player-cards .card, #banker-cards .card")).to_have_count(0)
+        # Players are told in words that the supervisor voided the round, and what came back to them.
+        number = Round.objects.get(pk=second).number
+        expect(carol_page.locator("#notice")).to_contain_text(f"Round {number} was voided by the supervisor.")
+        expect(carol_page.locator("#notice")).to_contain_text("Your bets on it were refunded: 75.00.")
         assert {carol.pk: balance(carol), dave.pk: balance(dave)} == before
         voided = Round.objects.get(pk=second)
         assert voided.state == Round.State.CANCELLED
