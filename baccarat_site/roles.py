@@ -16,7 +16,11 @@
 - **Auditors** read everything (every ``view_*`` permission of the casino's apps, the audit trail, the
   reports) and change nothing.
 
-No one moves money into or out of their own wallet, whatever their role (``wallets.services``).
+No one moves money into or out of their own wallet, whatever their role (``wallets.services``). Staff do not play:
+a staff account's wallet is frozen (:func:`is_staff_member`, read by ``wallets.services`` with the wallet's lock).
+No one holds two roles that :data:`CONFLICTS` keeps apart (Dealers or Auditors with any other, Supervisors with
+Cashiers): adding such a group is refused (:class:`RoleConflict`, ``accounts.signals.groups_changing``, and the
+user's admin form).
 
 ``ROLES`` is the one statement of who may do what. ``manage.py migrate`` makes the groups (migration
 ``accounts.0002_staff_roles``) and, after every migrate, sets each group's permissions to exactly what is
@@ -216,7 +220,7 @@ def is_staff_member(user_or_id: Any) -> bool:
     user_id = getattr(user_or_id, "pk", user_or_id)
     if user_id is None:
         return False
-    user_model = live_apps.get_model(*settings.AUTH_USER_MODEL.split("."))
+    user_model = live_apps.get_model(settings.AUTH_USER_MODEL)
     return bool(
         user_model._default_manager.filter(pk=user_id)
         .filter(Q(is_staff=True) | Q(is_superuser=True) | Q(groups__name__in=STAFF_GROUPS))

@@ -779,7 +779,7 @@ def wallet_open_player(*, user: User, credit: bool = True) -> LedgerTransaction 
     the lock) finds the first one's ledger transaction by its reference and returns it, writing nothing.
     ``credit=False`` (a sign-up past its address's credited ones) opens the wallet at 0.00 and credits nothing;
     its first refill then waits :data:`selectors.REFILL_INTERVAL` from the opening
-    (``selectors.wallet_refill_status``). Returns None then.
+    (``selectors.wallet_refill_status``). Returns None then. A staff account gets none (:class:`StaffWallet`).
     """
     wallet = wallet_lock(user=user)
     if not credit:
@@ -807,7 +807,8 @@ def wallet_refill(*, user: User, minimum_stake: Decimal, now: datetime | None = 
     tables know) and the last refill was at least an hour ago; refused
     otherwise with :class:`RefillNotNeeded` or :class:`RefillTooSoon` (409, nothing written). The rules are
     read under the wallet's row lock, so two refills at once credit once: the second sees the first's balance.
-    ``now`` (default: the clock) is when the hour is counted to, and stamps the deposit.
+    ``now`` (default: the clock) is when the hour is counted to, and stamps the deposit. A staff account's wallet
+    is frozen: refused with :class:`StaffWallet` (403) before the rules are read.
     """
     now = now or timezone.now()
     wallet = wallet_lock(user=user)

@@ -285,7 +285,7 @@ class StaffUserChangeForm(UserChangeForm):
     Dealers and Auditors with any other role, Supervisors with Cashiers), with the conflict named."""
 
     def clean(self) -> dict[str, Any]:
-        cleaned: dict[str, Any] = super().clean()
+        cleaned: dict[str, Any] = super().clean() or {}
         groups = cleaned.get("groups")
         if groups is not None:
             pairs = role_conflicts(group.name for group in groups)

@@ -1,5 +1,6 @@
 """Receivers that tie Django's auth events to the account services: every way a password changes, every
-sign-out. Connected in ``AccountsConfig.ready``."""
+sign-out, every change of a user's groups or staff flags (conflicting roles refused, a player made staff has
+their wallet frozen). Connected in ``AccountsConfig.ready``."""
 
 from __future__ import annotations
 

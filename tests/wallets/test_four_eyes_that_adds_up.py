@@ -88,9 +88,7 @@ def test_movements_older_than_the_window_no_longer_count(cashier, make_player):
     assert balance(alice) == Decimal("2000.00")
 
 
-def test_an_approved_request_counts_for_the_player_and_for_the_staff_member_who_asked(
-    cashier, supervisor, make_player
-):
+def test_an_approved_request_counts_for_the_player_and_for_the_staff_member_who_asked(cashier, supervisor, make_player):
     alice, bob = make_player("alice"), make_player("bob")
     asked = move(alice, cashier, "1500.00").request
     assert asked is not None
