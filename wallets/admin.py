@@ -342,9 +342,28 @@ class MoneyAlertAdmin(ReadOnlyAdmin):
     list_select_related = ("player", "actor", "acknowledged_by")
     search_fields = ("player__username", "actor__username")
 
+    actions = ("acknowledge",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MoneyAlert]:
+        open_first = Case(When(acknowledged_at__isnull=True, then=0), default=1)
+        return super().get_queryset(request).order_by(open_first, "-created_at", "-id")
+
     @admin.display(description="Total", ordering="amount")
     def total(self, alert: MoneyAlert) -> str:
         return money.display(alert.amount)
+
+    def has_acknowledge_moneyalert_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("wallets.acknowledge_moneyalert")
+
+    @admin.action(description="Acknowledge the selected alerts", permissions=["acknowledge_moneyalert"])
+    def acknowledge(self, request: HttpRequest, queryset: QuerySet[MoneyAlert]) -> None:
+        for alert in queryset.order_by("pk"):
+            try:
+                services.money_alert_acknowledge(alert_id=alert.pk, actor=cast("User", request.user))
+            except DomainError as error:
+                self.message_user(request, f"Alert #{alert.pk}: {error.detail}", messages.ERROR)
+            else:
+                self.message_user(request, f"Alert #{alert.pk} acknowledged.", messages.SUCCESS)
 
 
 # ── the ledger ─────────────────────────────────────────────────────────────────────────────────────

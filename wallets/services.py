@@ -867,3 +867,40 @@ def wallet_staff_changed(*, user_id: int, was_staff: bool) -> bool | None:
         after={"frozen": now_staff, "balance": wallet.balance},
     )
     return now_staff
+
+
+# ── money alerts ──────────────────────────────────────────────────────────────────────────────────────
+
+
+class AlertAcknowledged(Conflict):
+    code = "alert_already_acknowledged"
+
+
+@transaction.atomic
+def money_alert_acknowledge(
+    *, alert_id: int, actor: User | None, note: str = "", now: datetime | None = None
+) -> MoneyAlert:
+    """Mark an open money alert acknowledged by ``actor`` (who needs ``wallets.acknowledge_moneyalert``), with an
+    optional note, audited. Compare-and-set: a second acknowledgement is refused (:class:`AlertAcknowledged`) and
+    changes nothing. Once acknowledged, the player's next structuring raises a new alert."""
+    now = now or timezone.now()
+    if actor is None or not actor.has_perm("wallets.acknowledge_moneyalert"):
+        raise NotAllowed("You may view money alerts but not acknowledge them.", status=403)
+    note = (note or "").strip()[:200]
+    updated = MoneyAlert.objects.filter(pk=alert_id, acknowledged_at__isnull=True).update(
+        acknowledged_by=actor, acknowledged_at=now, note=note
+    )
+    alert = MoneyAlert.objects.select_related("acknowledged_by", "player").filter(pk=alert_id).first()
+    if alert is None:
+        raise DomainError(f"There is no money alert #{alert_id}.", code="not_found", status=404)
+    if updated != 1:
+        raise AlertAcknowledged(f"Money alert #{alert.pk} was already acknowledged by {alert.acknowledged_by}.")
+    audit(
+        actor=actor,
+        action="money_alert.acknowledge",
+        target=alert,
+        reason=note,
+        before={"acknowledged_at": None},
+        after={"acknowledged_at": now, "acknowledged_by": actor.get_username()},
+    )
+    return alert

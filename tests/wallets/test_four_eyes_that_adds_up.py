@@ -5,6 +5,7 @@ threshold, one after another, raise a structuring alert."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import timedelta
 from decimal import Decimal
@@ -193,3 +194,64 @@ def test_smaller_movements_raise_no_structuring_alert(cashier, make_player):
     for day in range(3):
         move(alice, cashier, "799.99", now=start + timedelta(hours=25 * day))
     assert not MoneyAlert.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_staff_members_concurrent_forms_to_different_players_are_summed_one_after_the_other():
+    from django.contrib.auth.models import Group
+    from django.db import connection
+
+    from tests.factories import make_user
+
+    cashier = make_user("cashier", is_staff=True)
+    cashier.groups.add(Group.objects.get(name=roles.CASHIERS))
+    players = [make_user(f"p{i}") for i in range(6)]
+    for player in players:
+        services.wallet_for(user=player)
+    barrier, results, errors = threading.Barrier(len(players)), [], []
+
+    def post(player) -> None:
+        try:
+            barrier.wait()
+            results.append(move(player, cashier, "400.00"))
+        except Exception as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post, args=(player,)) for player in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    # 400.00 x 6 at once: two apply (800.00), the third would take the cashier to 1,200.00, so four wait.
+    assert sum(r.transaction is not None for r in results) == 2
+    assert sum(r.request is not None for r in results) == 4
+
+
+def test_a_structuring_alert_is_listed_and_acknowledged_once_then_the_next_structuring_raises_anew(
+    client, cashier, make_player
+):
+    from django.contrib.auth.models import Permission
+
+    alice = make_player("alice")
+    for _ in range(3):
+        move(alice, cashier, "950.00")
+    alert = MoneyAlert.objects.get()
+    boss = make_staff("boss")
+    boss.user_permissions.add(*Permission.objects.filter(codename__in=["view_moneyalert", "acknowledge_moneyalert"]))
+    client.force_login(boss)
+    listing = reverse("admin:wallets_moneyalert_changelist")
+    assert "3 staff movements of 800.00 to 1,000.00 for alice" in client.get(listing).content.decode()
+    client.post(listing, {"action": "acknowledge", "_selected_action": [alert.pk]})
+    alert.refresh_from_db()
+    assert alert.acknowledged_by == boss
+    with pytest.raises(services.AlertAcknowledged):
+        services.money_alert_acknowledge(alert_id=alert.pk, actor=boss)
+    with pytest.raises(services.NotAllowed):
+        services.money_alert_acknowledge(alert_id=alert.pk, actor=cashier)
+
+    move(alice, cashier, "950.00")
+    assert MoneyAlert.objects.filter(acknowledged_at__isnull=True).count() == 1
