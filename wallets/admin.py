@@ -235,13 +235,13 @@ class WalletAdmin(ReadOnlyAdmin):
             if outcome.request is not None:
                 asked = outcome.request
                 why = outcome.why or (
-                    f"above {_amount(services.approval_threshold())}, alone or with the staff movements of the last "
-                    f"{settings.MONEY_APPROVAL_WINDOW_HOURS} hours"
+                    f"it is above {_amount(services.approval_threshold())}, alone or with the staff movements of the "
+                    f"last {settings.MONEY_APPROVAL_WINDOW_HOURS} hours"
                 )
                 self.message_user(
                     request,
-                    f"{again}request #{asked.pk} ({what}) is {asked.get_status_display().lower()}: {why}, it needs "
-                    "the approval of another member of staff.",
+                    f"{again}request #{asked.pk} ({what}) is {asked.get_status_display().lower()}: {why}, so it "
+                    "needs the approval of another member of staff.",
                     messages.WARNING,
                 )
             else:

@@ -419,23 +419,24 @@ def _needs_approval(
     (the whole form counted once, by its total), past it."""
     threshold = approval_threshold()
     hours = settings.MONEY_APPROVAL_WINDOW_HOURS
+    above = money.display(threshold)
     if size > threshold:
-        return True, f"above {money.display(threshold)}"
+        return True, f"it is above {above}"
     totals = selectors.staff_movement_totals(
         player_id=user.pk, actor_id=actor.pk, since=now - selectors.approval_window(), exclude_key=key
     )
     if totals.to_player + size > threshold:
-        return True, (
-            f"with the {money.display(totals.to_player)} staff moved to or from {user} in the last {hours} hours, "
-            f"above {money.display(threshold)}"
-        )
+        moved = money.display(totals.to_player)
+        return True, f"with the {moved} staff moved to or from {user} in the last {hours} hours it is above {above}"
     total = size * batch_size
     if totals.by_staff + total > threshold:
-        what = f"this action's {money.display(total)}" if batch_size > 1 else "it"
-        return True, (
-            f"{what} with the {money.display(totals.by_staff)} {actor} moved in the last {hours} hours is above "
-            f"{money.display(threshold)}"
-        )
+        moved = money.display(totals.by_staff)
+        if batch_size > 1:
+            return True, (
+                f"this action's {money.display(total)} in all, with the {moved} {actor} moved in the last {hours} "
+                f"hours, is above {above}"
+            )
+        return True, f"with the {moved} {actor} moved in the last {hours} hours it is above {above}"
     return False, ""
 
 
