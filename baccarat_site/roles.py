@@ -17,7 +17,11 @@
 - **Auditors** read everything (every ``view_*`` permission of the casino's apps, the audit trail, the
   reports) and change nothing.
 
-No one moves money into or out of their own wallet, whatever their role (``wallets.services``).
+No one moves money into or out of their own wallet, whatever their role (``wallets.services``). Staff do not play:
+a staff account's wallet is frozen (:func:`is_staff_member`, read by ``wallets.services`` with the wallet's lock).
+No one holds two roles that :data:`CONFLICTS` keeps apart (Dealers or Auditors with any other, Supervisors with
+Cashiers): adding such a group is refused (:class:`RoleConflict`, ``accounts.signals.groups_changing``, and the
+user's admin form).
 
 ``ROLES`` is the one statement of who may do what. ``manage.py migrate`` makes the groups (migration
 ``accounts.0002_staff_roles``) and, after every migrate, sets each group's permissions to exactly what is
@@ -27,9 +31,14 @@ and one granted by hand is taken back at the next release. Plain data: it import
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.apps import apps as live_apps
+from django.conf import settings
+from django.db.models import Q
+
+from baccarat_site.errors import DomainError
 
 TABLE_OPERATORS = "Table operators"
 CASHIERS = "Cashiers"
@@ -145,3 +154,76 @@ def sync_roles(apps: Any = None, using: str = "default") -> None:
 def sync_roles_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
     """``post_migrate`` receiver (connected for the last app, when every app's permissions exist)."""
     sync_roles(using=using)
+
+
+# ── who is staff, and roles that cannot be held together ─────────────────────────────────────────────────
+# A separate block from ROLES (which says what each role may do): what follows says who counts as staff and
+# which roles one person may not combine. Nothing here grants or takes away a permission.
+
+#: Every staff group: a member of any of them is staff, whatever ``is_staff`` says.
+STAFF_GROUPS: tuple[str, ...] = tuple(ROLES)
+
+#: Role → the roles its holder may not also hold (separation of duties). Dealers deal and nothing else; Auditors
+#: check everyone, so hold nothing they check; a Supervisor approves what a Cashier asks for and resumes or voids
+#: what a Dealer dealt. Symmetric: :data:`CONFLICTS` is closed under "a conflicts with b ⇒ b conflicts with a".
+_CONFLICTING_PAIRS: tuple[tuple[str, str], ...] = (
+    *((DEALERS, other) for other in STAFF_GROUPS if other != DEALERS),
+    *((AUDITORS, other) for other in STAFF_GROUPS if other != AUDITORS),
+    (SUPERVISORS, CASHIERS),
+)
+
+
+def _conflicts() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {role: set() for role in STAFF_GROUPS}
+    for a, b in _CONFLICTING_PAIRS:
+        out[a].add(b)
+        out[b].add(a)
+    return {role: frozenset(others) for role, others in out.items()}
+
+
+CONFLICTS: dict[str, frozenset[str]] = _conflicts()
+
+
+class RoleConflict(DomainError):
+    """A group that would give one person two roles that :data:`CONFLICTS` keeps apart; nothing was added."""
+
+    code = "role_conflict"
+
+
+def role_conflicts(names: Iterable[str]) -> list[tuple[str, str]]:
+    """The pairs of conflicting roles among ``names`` (group names; other groups are ignored), each once, sorted."""
+    held = sorted(set(names))
+    return [(a, b) for i, a in enumerate(held) for b in held[i + 1 :] if b in CONFLICTS.get(a, ())]
+
+
+def role_conflicts_check(names: Iterable[str], *, who: str = "") -> None:
+    """Raise :class:`RoleConflict`, naming each conflict (and ``who``), when ``names`` hold conflicting roles."""
+    pairs = role_conflicts(names)
+    if pairs:
+        raise RoleConflict(role_conflict_message(pairs, who=who))
+
+
+def role_conflict_message(pairs: Iterable[tuple[str, str]], *, who: str = "") -> str:
+    """A sentence naming each conflict, e.g. "Supervisors and Cashiers cannot be held by one person"."""
+    named = "; ".join(f"{a} and {b}" for a, b in pairs)
+    whom = f" for {who}" if who else ""
+    return (
+        f"Conflicting roles{whom}: {named} cannot be held by one person (separation of duties). "
+        "Remove one role first, or give the other to someone else."
+    )
+
+
+def is_staff_member(user_or_id: Any) -> bool:
+    """Whether an account is staff: ``is_staff`` or ``is_superuser`` set, or a member of any staff group
+    (:data:`STAFF_GROUPS`). Takes a user or a user id; reads the database (one query), so a user changed
+    since it was loaded is judged as it is now. Staff do not gamble with the casino: their wallets are frozen
+    (``wallets.services``) and they do not bet."""
+    user_id = getattr(user_or_id, "pk", user_or_id)
+    if user_id is None:
+        return False
+    user_model = live_apps.get_model(settings.AUTH_USER_MODEL)
+    return bool(
+        user_model._default_manager.filter(pk=user_id)
+        .filter(Q(is_staff=True) | Q(is_superuser=True) | Q(groups__name__in=STAFF_GROUPS))
+        .exists()
+    )

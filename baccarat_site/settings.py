@@ -431,6 +431,13 @@ STARTING_BALANCE = env_str("STARTING_BALANCE", "1000.00")
 # Four-eyes: a staff deposit, withdrawal or adjustment larger than this (in absolute value) is created as a request
 # that a second, different member of staff with wallets.approve_money must approve before it is applied.
 MONEY_APPROVAL_THRESHOLD = env_str("MONEY_APPROVAL_THRESHOLD", "1000.00")
+# ... counted over a rolling period: a movement that would take the staff movements of the last N hours to that
+# player, or by that member of staff, past the threshold waits for approval too (wallets.services.wallet_move_once).
+MONEY_APPROVAL_WINDOW_HOURS = env_int("MONEY_APPROVAL_WINDOW_HOURS", 24)
+# Structuring: this many staff movements to one player within MONEY_STRUCTURING_HOURS, each of at least 80% of the
+# threshold (applied, or asked for and waiting), raise a money alert (wallets.models.MoneyAlert).
+MONEY_STRUCTURING_COUNT = env_int("MONEY_STRUCTURING_COUNT", 3)
+MONEY_STRUCTURING_HOURS = env_int("MONEY_STRUCTURING_HOURS", 168)
 
 LOGGING = {
     "version": 1,

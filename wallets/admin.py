@@ -6,7 +6,9 @@ only balance the House has (its row is never updated on the bet path). Staff wit
 (Cashiers, Supervisors) move money with the Deposit, Withdraw and Adjust actions: each asks for an amount, a
 reason and carries a one-time key (``wallets.forms``) on an intermediate page, then calls one service per
 selected wallet, all in one transaction (any refusal changes nothing); the services write the ledger and the
-audit entry, apply a repeated key once, and turn a movement over the approval threshold into a money request.
+audit entry, apply a repeated key once, and turn a movement over the approval threshold (alone, or summed over
+``MONEY_APPROVAL_WINDOW_HOURS`` per player and per member of staff, the action judged by its total) into a money
+request. Money alerts (structuring: movements kept just under the threshold) are listed read-only.
 The approvals queue (Money requests) lets a second member of staff with ``wallets.approve_money`` approve or
 reject each request.
 """
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.views.main import ChangeList
@@ -32,7 +35,7 @@ from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
 from wallets import selectors, services
 from wallets.forms import AdjustmentForm, DecisionForm, MoneyMovementForm
-from wallets.models import LedgerEntry, LedgerTransaction, MoneyRequest, Wallet
+from wallets.models import LedgerEntry, LedgerTransaction, MoneyAlert, MoneyRequest, Wallet
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -189,6 +192,7 @@ class WalletAdmin(ReadOnlyAdmin):
             "wallets": wallets,
             "house_selected": house_selected,
             "threshold": _amount(services.approval_threshold()),
+            "window_hours": settings.MONEY_APPROVAL_WINDOW_HOURS,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "media": self.media + form.media,
         }
@@ -206,7 +210,7 @@ class WalletAdmin(ReadOnlyAdmin):
                     try:
                         outcome = services.wallet_move_once(
                             kind=movement.kind, user=cast("User", wallet.user), amount=amount, reason=reason, key=key,
-                            actor=cast("User", request.user),
+                            actor=cast("User", request.user), batch_size=len(wallets),
                         )  # fmt: skip
                     except DomainError as exc:
                         raise _Refused(wallet, exc) from exc
@@ -230,10 +234,14 @@ class WalletAdmin(ReadOnlyAdmin):
             again = "Already done, this form was sent before: " if outcome.repeated else ""
             if outcome.request is not None:
                 asked = outcome.request
+                why = outcome.why or (
+                    f"it is above {_amount(services.approval_threshold())}, alone or with the staff movements of the "
+                    f"last {settings.MONEY_APPROVAL_WINDOW_HOURS} hours"
+                )
                 self.message_user(
                     request,
-                    f"{again}request #{asked.pk} ({what}) is {asked.get_status_display().lower()}: above "
-                    f"{_amount(services.approval_threshold())} it needs the approval of another member of staff.",
+                    f"{again}request #{asked.pk} ({what}) is {asked.get_status_display().lower()}: {why}, so it "
+                    "needs the approval of another member of staff.",
                     messages.WARNING,
                 )
             else:
@@ -319,6 +327,43 @@ class MoneyRequestAdmin(ReadOnlyAdmin):
             "action": "approve" if approve else "reject",
         }
         return TemplateResponse(request, "admin/wallets/moneyrequest/decide.html", context)
+
+
+# ── money alerts: structuring ───────────────────────────────────────────────────────────────────────────
+
+
+@admin.register(MoneyAlert)
+class MoneyAlertAdmin(ReadOnlyAdmin):
+    """Staff movements kept just under the approval threshold, one after another (``wallets.services``); open ones
+    first."""
+
+    list_display = ("created_at", "kind", "player", "actor", "count", "total", "detail", "acknowledged_by")
+    list_filter = ("kind", ("acknowledged_at", admin.EmptyFieldListFilter))
+    list_select_related = ("player", "actor", "acknowledged_by")
+    search_fields = ("player__username", "actor__username")
+
+    actions = ("acknowledge",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MoneyAlert]:
+        open_first = Case(When(acknowledged_at__isnull=True, then=0), default=1)
+        return super().get_queryset(request).order_by(open_first, "-created_at", "-id")
+
+    @admin.display(description="Total", ordering="amount")
+    def total(self, alert: MoneyAlert) -> str:
+        return money.display(alert.amount)
+
+    def has_acknowledge_moneyalert_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("wallets.acknowledge_moneyalert")
+
+    @admin.action(description="Acknowledge the selected alerts", permissions=["acknowledge_moneyalert"])
+    def acknowledge(self, request: HttpRequest, queryset: QuerySet[MoneyAlert]) -> None:
+        for alert in queryset.order_by("pk"):
+            try:
+                services.money_alert_acknowledge(alert_id=alert.pk, actor=cast("User", request.user))
+            except DomainError as error:
+                self.message_user(request, f"Alert #{alert.pk}: {error.detail}", messages.ERROR)
+            else:
+                self.message_user(request, f"Alert #{alert.pk} acknowledged.", messages.SUCCESS)
 
 
 # ── the ledger ─────────────────────────────────────────────────────────────────────────────────────

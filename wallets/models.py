@@ -36,6 +36,9 @@ class Wallet(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Not a field: the house wallet's id, set only on a wallet read by wallets.services.wallet_lock_existing.
     house_id: int | None
+    # Not a field either: whether the owner is staff (``baccarat_site.roles.is_staff_member``), read with the lock by
+    # wallets.services.wallet_lock_existing. A staff account's wallet is frozen: nothing moves into or out of it.
+    staff: bool | None
 
     class Meta:
         constraints = [
@@ -183,3 +186,53 @@ class MoneyRequest(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.kind} {money.display(self.amount)} for {self.player} ({self.status})"
+
+
+class MoneyAlert(models.Model):
+    """Something in the staff's money movements a supervisor should look at, raised by ``wallets.services``.
+
+    **Structuring**: ``settings.MONEY_STRUCTURING_COUNT`` staff movements to one player within
+    ``MONEY_STRUCTURING_HOURS``, each of at least :data:`STRUCTURING_SHARE` of the approval threshold, applied or
+    asked for: forms kept just under the threshold, one after another. One open alert per player at a time
+    (``money_alert_open_once``): later movements while it is open raise nothing new.
+    """
+
+    #: A movement of at least this share of the approval threshold counts towards structuring.
+    STRUCTURING_SHARE = "0.80"
+
+    class Kind(models.TextChoices):
+        STRUCTURING = "structuring", "Movements just under the approval threshold"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.STRUCTURING)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="money_alerts")
+    # The member of staff whose movement raised it (the others are named in ``detail``).
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    count = models.PositiveIntegerField()
+    # The movements' total, in absolute value.
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    detail = models.CharField("what happened", max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True, help_text="The acknowledging staff member's note.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        permissions = [("acknowledge_moneyalert", "Can acknowledge money alerts")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "player"], condition=Q(acknowledged_at__isnull=True), name="money_alert_open_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(acknowledged_at__isnull=True, acknowledged_by__isnull=True)
+                | Q(acknowledged_at__isnull=False, acknowledged_by__isnull=False),
+                name="money_alert_acknowledged_by_someone",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.detail}"

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import QuerySet, Sum
+from django.db.models import Q, QuerySet, Sum
+from django.db.models.functions import Abs
 from django.utils import timezone
 
 from baccarat_site.money import CENT, ZERO, cents
-from wallets.models import LedgerEntry, LedgerTransaction, Wallet
+from wallets.models import LedgerEntry, LedgerTransaction, MoneyRequest, Wallet
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -256,3 +257,88 @@ def wallet_refill_status(
         seconds = max(1, math.ceil(left.total_seconds()))
         return RefillStatus(balance, minimum, starting, "refill_too_soon", seconds)
     return RefillStatus(balance, minimum, starting, None, None)
+
+
+# ── staff movements over a rolling period (four eyes that add up) ───────────────────────────────────────────
+
+#: The ledger kinds of a staff movement (with an actor: a command's movements have none and are not counted).
+STAFF_MOVEMENT_KINDS = (
+    LedgerTransaction.Kind.DEPOSIT,
+    LedgerTransaction.Kind.WITHDRAWAL,
+    LedgerTransaction.Kind.ADJUSTMENT,
+)
+
+
+def approval_window() -> timedelta:
+    """The rolling period over which staff movements are summed against the approval threshold."""
+    return timedelta(hours=settings.MONEY_APPROVAL_WINDOW_HOURS)
+
+
+def _staff_legs(*, since: datetime) -> QuerySet[LedgerEntry]:
+    """The player legs of the staff movements applied since ``since`` (an approved request's included)."""
+    return LedgerEntry.objects.filter(
+        transaction__kind__in=STAFF_MOVEMENT_KINDS,
+        transaction__actor__isnull=False,
+        transaction__created_at__gte=since,
+        wallet__kind=Wallet.Kind.PLAYER,
+    )
+
+
+@dataclass(frozen=True)
+class StaffTotals:
+    """Staff movements applied in the window, in absolute value: to the player, and asked for by the staff member
+    (a movement they applied themselves, or their request once another approved it)."""
+
+    to_player: Decimal
+    by_staff: Decimal
+
+
+def staff_movement_totals(*, player_id: int, actor_id: int, since: datetime, exclude_key: str = "") -> StaffTotals:
+    """What staff moved to ``player_id`` and what ``actor_id`` moved (to anyone) since ``since``, deposits,
+    withdrawals and adjustments alike counted by their size (a withdrawal does not cancel a deposit).
+    ``exclude_key`` leaves out, on the staff member's side, the movements of one form (one admin action over many
+    wallets is judged by its total, which the caller adds once)."""
+    legs = _staff_legs(since=since)
+    to_player = legs.filter(wallet__user_id=player_id).aggregate(total=Sum(Abs("amount")))["total"]
+    mine = legs.filter(
+        Q(transaction__money_request__requested_by_id=actor_id)
+        | Q(transaction__money_request__isnull=True, transaction__actor_id=actor_id)
+    )
+    if exclude_key:
+        mine = mine.exclude(transaction__reference__startswith=f"once:{exclude_key}:")
+    by_staff = mine.aggregate(total=Sum(Abs("amount")))["total"]
+    return StaffTotals(to_player=to_player or ZERO, by_staff=by_staff or ZERO)
+
+
+@dataclass(frozen=True)
+class NearThreshold:
+    """Staff movements to one player of at least a share of the threshold: how many, their total, and who."""
+
+    count: int
+    total: Decimal
+    staff: list[str] = field(default_factory=list)
+
+
+def staff_movements_near_threshold(
+    *, player_id: int, since: datetime, floor: Decimal, ceiling: Decimal
+) -> NearThreshold:
+    """Staff movements to ``player_id`` since ``since`` sized between ``floor`` and ``ceiling`` (inclusive): those
+    applied, and those asked for that are waiting or were rejected (an approved one is counted once, applied)."""
+    applied = list(
+        _staff_legs(since=since)
+        .filter(wallet__user_id=player_id)
+        .annotate(size=Abs("amount"))
+        .filter(size__gte=floor, size__lte=ceiling)
+        .values_list("size", "transaction__actor__username")
+    )
+    asked = list(
+        MoneyRequest.objects.filter(player_id=player_id, requested_at__gte=since)
+        .exclude(status=MoneyRequest.Status.APPROVED)
+        .annotate(size=Abs("amount"))
+        .filter(size__gte=floor, size__lte=ceiling)
+        .values_list("size", "requested_by__username")
+    )
+    rows = applied + asked
+    return NearThreshold(
+        count=len(rows), total=cents(sum((size for size, _ in rows), ZERO)), staff=sorted({name for _, name in rows})
+    )

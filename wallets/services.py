@@ -15,7 +15,14 @@ player's wallet against one house leg, in one transaction). Rules kept here
   never wait for one another;
 - a deposit, withdrawal or adjustment needs a reason and records an audit
   entry (``baccarat_site.audit``) with the balance before and after, in the
-  same transaction as its ledger rows; its actor is never the wallet's owner.
+  same transaction as its ledger rows; its actor is never the wallet's owner;
+- a staff account's wallet (``baccarat_site.roles.is_staff_member``: ``is_staff``,
+  a superuser, or a member of a staff group) is frozen: no deposit, withdrawal,
+  adjustment, starting money, refill or stake moves into or out of it
+  (:class:`StaffWallet`); its balance is kept. The flag is read from the user
+  with the wallet's lock, never stored, so it cannot drift from the account;
+- staff movements above the approval threshold, counted over a rolling period
+  per player and per member of staff, wait for a second member of staff.
 
 Functions that take an already locked wallet say so; everything else opens
 its own ``transaction.atomic`` block.
@@ -26,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
@@ -39,8 +46,9 @@ from baccarat_site import money
 from baccarat_site.audit import audit
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError
+from baccarat_site.roles import STAFF_GROUPS, is_staff_member
 from wallets import selectors
-from wallets.models import LedgerTransaction, MoneyRequest, Wallet
+from wallets.models import LedgerTransaction, MoneyAlert, MoneyRequest, Wallet
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -69,6 +77,29 @@ class OwnWallet(DomainError):
     """Segregation of duties: staff never move money into or out of their own wallet."""
 
     code = "own_wallet"
+
+
+class StaffWallet(DomainError):
+    """Staff do not gamble with the casino: a staff account's wallet is frozen (its balance kept)."""
+
+    code = "staff_wallet"
+    status = 403
+
+
+def staff_wallet_refusal(user: Any) -> StaffWallet:
+    return StaffWallet(
+        f"{user} is a staff account: its wallet is frozen (balance kept) and no money moves into or out of it. "
+        "Staff do not play."
+    )
+
+
+def _refuse_staff(wallet: Wallet, user: Any = None) -> None:
+    """Raise :class:`StaffWallet` when the locked wallet's owner is staff (read with the lock, else now)."""
+    staff = getattr(wallet, "staff", None)
+    if staff is None:
+        staff = wallet.staff = is_staff_member(wallet.user_id)
+    if staff:
+        raise staff_wallet_refusal(user if user is not None else f"User #{wallet.user_id}")
 
 
 def positive_amount(value: Any) -> Decimal:
@@ -107,9 +138,14 @@ def wallet_for(*, user: User) -> Wallet:
     return wallet
 
 
+# The owner's staff status comes along (baccarat_site.roles.is_staff_member, in SQL): a staff wallet is frozen.
 _LOCK_WALLET = """
-SELECT w.id, w.balance, w.currency, (SELECT h.id FROM wallets_wallet h WHERE h.kind = 'house')
-FROM wallets_wallet w WHERE w.user_id = %s AND w.kind = 'player'
+SELECT w.id, w.balance, w.currency, (SELECT h.id FROM wallets_wallet h WHERE h.kind = 'house'),
+       (u.is_staff OR u.is_superuser OR EXISTS (
+            SELECT 1 FROM auth_user_groups ug JOIN auth_group g ON g.id = ug.group_id
+            WHERE ug.user_id = u.id AND g.name = ANY(%(groups)s::text[])))
+FROM wallets_wallet w JOIN auth_user u ON u.id = w.user_id
+WHERE w.user_id = %(user)s AND w.kind = 'player'
 FOR UPDATE OF w
 """
 
@@ -128,15 +164,17 @@ def wallet_lock(*, user: User) -> Wallet:
 
 
 def wallet_lock_existing(*, user_id: int) -> Wallet | None:
-    """Lock the player's wallet if there is one (one query; the house's id comes along, unlocked)."""
+    """Lock the player's wallet if there is one (one query; the house's id and whether the owner is staff come
+    along, unlocked)."""
     with prepared_cursor() as cursor:
-        cursor.execute(_LOCK_WALLET, [user_id])
+        cursor.execute(_LOCK_WALLET, {"groups": list(STAFF_GROUPS), "user": user_id})
         row = cursor.fetchone()
     if row is None:
         return None
-    wallet_id, balance, currency, house_id = cast("tuple[int, Decimal, str, int | None]", row)
+    wallet_id, balance, currency, house_id, staff = cast("tuple[int, Decimal, str, int | None, bool]", row)
     wallet = Wallet(id=wallet_id, user_id=user_id, kind=Wallet.Kind.PLAYER, balance=balance, currency=currency)
     wallet.house_id = house_id
+    wallet.staff = bool(staff)
     return wallet
 
 
@@ -176,9 +214,11 @@ def wallet_post(
     caller's transaction. Refuses (before writing anything) a movement that
     would take the balance below zero or past what the column holds. One
     statement writes the transaction, both entries and the new balance. ``now`` (default: the clock) stamps them.
+    A staff account's wallet is frozen: refused with :class:`StaffWallet`.
     """
     if wallet.kind != Wallet.Kind.PLAYER:
         raise DomainError("Only a player's wallet moves money against the house.")
+    _refuse_staff(wallet)
     if amount == 0:
         raise InvalidAmount("A ledger movement cannot be zero.")
     new_balance = wallet.balance + amount
@@ -284,6 +324,7 @@ def _operator_move(
     if actor is not None and actor.pk == user.pk:
         raise OwnWallet("Nobody moves money into or out of their own wallet: another member of staff must do it.")
     wallet = wallet_lock(user=user)
+    _refuse_staff(wallet, user)
     wallet.user = user  # for the audit entry's description, without another query
     before = wallet.balance
     txn_id = wallet_post(
@@ -348,6 +389,7 @@ class StaffMovement:
     transaction: LedgerTransaction | None
     request: MoneyRequest | None
     repeated: bool
+    why: str = ""  # why a request waits for approval (the threshold alone, or the window's totals)
 
 
 def approval_threshold() -> Decimal:
@@ -365,18 +407,68 @@ def _signed_amount(kind: str, amount: Decimal) -> Decimal:
     return value if kind == MoneyRequest.Kind.DEPOSIT else -value
 
 
+# pg_advisory_xact_lock(namespace, staff member's id): one staff member's movements are summed one at a time.
+STAFF_LOCK_NAMESPACE = 0x4D4F
+
+
+def _needs_approval(
+    *, user: User, actor: User, size: Decimal, batch_size: int, key: str, now: datetime
+) -> tuple[bool, str]:
+    """Whether a movement of ``size`` (one of ``batch_size`` alike in one form) must wait for approval, and why:
+    itself above the threshold, or with the staff movements of the window to the player, or by the staff member
+    (the whole form counted once, by its total), past it."""
+    threshold = approval_threshold()
+    hours = settings.MONEY_APPROVAL_WINDOW_HOURS
+    above = money.display(threshold)
+    if size > threshold:
+        return True, f"it is above {above}"
+    totals = selectors.staff_movement_totals(
+        player_id=user.pk, actor_id=actor.pk, since=now - selectors.approval_window(), exclude_key=key
+    )
+    if totals.to_player + size > threshold:
+        moved = money.display(totals.to_player)
+        return True, f"with the {moved} staff moved to or from {user} in the last {hours} hours it is above {above}"
+    total = size * batch_size
+    if totals.by_staff + total > threshold:
+        moved = money.display(totals.by_staff)
+        if batch_size > 1:
+            return True, (
+                f"this action's {money.display(total)} in all, with the {moved} {actor} moved in the last {hours} "
+                f"hours, is above {above}"
+            )
+        return True, f"with the {moved} {actor} moved in the last {hours} hours it is above {above}"
+    return False, ""
+
+
 @transaction.atomic
 def wallet_move_once(
-    *, kind: str, user: User, amount: Decimal, reason: str, key: str, actor: User | None, now: datetime | None = None
+    *,
+    kind: str,
+    user: User,
+    amount: Decimal,
+    reason: str,
+    key: str,
+    actor: User | None,
+    now: datetime | None = None,
+    batch_size: int = 1,
 ) -> StaffMovement:
     """A staff member's deposit, withdrawal or adjustment (``amount`` signed for an adjustment), asked for by a
     form that carries a one-time ``key``: the same key moves money (or asks for approval) once, however often the
-    form is posted, and later posts report what the first did. Above :func:`approval_threshold` it is not applied
-    but created as a pending :class:`MoneyRequest` for :func:`money_request_approve`.
+    form is posted, and later posts report what the first did.
 
-    Under the player's wallet lock, so a concurrent second post waits for the first and finds it; the database's
-    unique keys on the ledger reference and on the request stand behind that. Audited in either case. ``now``
-    (default: the clock) stamps the request or the ledger rows.
+    Four eyes that adds up: it is not applied but created as a pending :class:`MoneyRequest` (for
+    :func:`money_request_approve`) when its size is above :func:`approval_threshold`, or when with the staff
+    movements applied in the last ``MONEY_APPROVAL_WINDOW_HOURS`` it would take either the player's total (every
+    staff member's movements to or from them) or the staff member's own total (to anyone; a request of theirs
+    counts once another approved it) past the threshold. ``batch_size`` is how many wallets the same form moves
+    (one admin action over many wallets): the staff member is judged on the whole form's total, once, so its
+    wallets all apply or all wait. Movements of at least 80% of the threshold repeated to one player raise a
+    structuring alert (:func:`_structuring_check`).
+
+    Under the staff member's advisory lock, then the player's wallet lock, so a concurrent second post waits for
+    the first and finds it and two forms of one staff member are summed one after the other; the database's unique
+    keys on the ledger reference and on the request stand behind that. Audited in either case. ``now`` (default:
+    the clock) stamps the request or the ledger rows. A staff account's wallet is refused (:class:`StaffWallet`).
     """
     now = now or timezone.now()
     if kind not in _STAFF_KINDS:
@@ -391,7 +483,11 @@ def wallet_move_once(
         raise NotAllowed("A staff movement is made by a signed-in member of staff.")
     if actor.pk == user.pk:
         raise OwnWallet("Nobody moves money into or out of their own wallet: another member of staff must do it.")
-    wallet_lock(user=user)  # every movement of this wallet waits here: a repeated key finds the first's work
+    if batch_size < 1:
+        raise DomainError("A form moves money for at least one wallet.")
+    with prepared_cursor() as cursor:  # before any wallet lock: always in the same order, never a deadlock
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [STAFF_LOCK_NAMESPACE, actor.pk])
+    wallet = wallet_lock(user=user)  # every movement of this wallet waits here: a repeated key finds the first's work
     reference = f"once:{key}:{user.pk}"
     done = LedgerTransaction.objects.filter(reference=reference).first()
     if done is not None:
@@ -399,7 +495,9 @@ def wallet_move_once(
     asked = MoneyRequest.objects.filter(key=key, player=user).first()
     if asked is not None:
         return StaffMovement(transaction=None, request=asked, repeated=True)
-    if abs(signed) > approval_threshold():
+    _refuse_staff(wallet, user)
+    wait, why = _needs_approval(user=user, actor=actor, size=abs(signed), batch_size=batch_size, key=key, now=now)
+    if wait:
         request = MoneyRequest.objects.create(
             player=user,
             kind=kind,
@@ -415,8 +513,10 @@ def wallet_move_once(
             target=request,
             reason=reason,
             after={"kind": kind, "amount": signed, "player": user.pk, "status": request.status},
+            extra={"why": why},
         )
-        return StaffMovement(transaction=None, request=request, repeated=False)
+        _structuring_check(user=user, actor=actor, now=now)
+        return StaffMovement(transaction=None, request=request, repeated=False, why=why)
     ledger_kind, action = _STAFF_KINDS[MoneyRequest.Kind(kind)]
     txn = _operator_move(
         user=user,
@@ -428,7 +528,34 @@ def wallet_move_once(
         actor=actor,
         now=now,
     )
+    _structuring_check(user=user, actor=actor, now=now)
     return StaffMovement(transaction=txn, request=None, repeated=False)
+
+
+def _structuring_check(*, user: User, actor: User, now: datetime) -> MoneyAlert | None:
+    """Raise a structuring alert for ``user`` when ``MONEY_STRUCTURING_COUNT`` staff movements to them within
+    ``MONEY_STRUCTURING_HOURS`` (applied, or asked for and not approved) were each between 80% of the approval
+    threshold and the threshold: forms kept just under it. One open alert per player (later ones wait until it is
+    acknowledged); returns the new alert, if any. Called in the movement's transaction, after it."""
+    threshold = approval_threshold()
+    floor = money.cents(threshold * Decimal(MoneyAlert.STRUCTURING_SHARE))
+    hours = settings.MONEY_STRUCTURING_HOURS
+    near = selectors.staff_movements_near_threshold(
+        player_id=user.pk, since=now - timedelta(hours=hours), floor=floor, ceiling=threshold
+    )
+    if near.count < settings.MONEY_STRUCTURING_COUNT:
+        return None
+    if MoneyAlert.objects.filter(kind=MoneyAlert.Kind.STRUCTURING, player=user, acknowledged_at__isnull=True).exists():
+        return None
+    detail = (
+        f"{near.count} staff movements of {money.display(floor)} to {money.display(threshold)} for {user} within "
+        f"{hours} hours ({money.display(near.total)} in all), by {', '.join(near.staff)}: the approval threshold "
+        f"is {money.display(threshold)}."
+    )[:500]
+    # Under the player's wallet lock (the movement's): two movements to one player never both get here.
+    return MoneyAlert.objects.create(
+        kind=MoneyAlert.Kind.STRUCTURING, player=user, actor=actor, count=near.count, amount=near.total, detail=detail
+    )
 
 
 def _decide(*, request_id: int, actor: User | None) -> MoneyRequest:
@@ -653,11 +780,12 @@ def wallet_open_player(*, user: User, credit: bool = True) -> LedgerTransaction 
     the lock) finds the first one's ledger transaction by its reference and returns it, writing nothing.
     ``credit=False`` (a sign-up past its address's credited ones) opens the wallet at 0.00 and credits nothing;
     its first refill then waits :data:`selectors.REFILL_INTERVAL` from the opening
-    (``selectors.wallet_refill_status``). Returns None then.
+    (``selectors.wallet_refill_status``). Returns None then. A staff account gets none (:class:`StaffWallet`).
     """
     wallet = wallet_lock(user=user)
     if not credit:
         return None
+    _refuse_staff(wallet, user)
     reference = selectors.signup_reference(user_id=user.pk)
     done = LedgerTransaction.objects.filter(reference=reference, entries__wallet_id=wallet.pk).first()
     if done is not None:
@@ -680,10 +808,12 @@ def wallet_refill(*, user: User, minimum_stake: Decimal, now: datetime | None = 
     tables know) and the last refill was at least an hour ago; refused
     otherwise with :class:`RefillNotNeeded` or :class:`RefillTooSoon` (409, nothing written). The rules are
     read under the wallet's row lock, so two refills at once credit once: the second sees the first's balance.
-    ``now`` (default: the clock) is when the hour is counted to, and stamps the deposit.
+    ``now`` (default: the clock) is when the hour is counted to, and stamps the deposit. A staff account's wallet
+    is frozen: refused with :class:`StaffWallet` (403) before the rules are read.
     """
     now = now or timezone.now()
     wallet = wallet_lock(user=user)
+    _refuse_staff(wallet, user)
     status = selectors.wallet_refill_status(user=user, minimum_stake=minimum_stake, balance=wallet.balance, now=now)
     if status.refusal == "refill_not_needed":
         raise RefillNotNeeded(
@@ -706,3 +836,72 @@ def wallet_refill(*, user: User, minimum_stake: Decimal, now: datetime | None = 
         now=now,
     )
     return LedgerTransaction.objects.get(pk=txn_id)
+
+
+# ── a player made staff: the wallet freezes ─────────────────────────────────────────────────────────────
+
+
+def wallet_staff_changed(*, user_id: int, was_staff: bool) -> bool | None:
+    """Record in the audit trail that a user's wallet froze (the account became staff: ``is_staff``, a superuser, or
+    added to a staff group) or thawed (it stopped being staff), with the balance it keeps. Called by the user's
+    ``post_save`` and ``m2m_changed`` receivers (``baccarat_site.accounts.signals``) with whether the account was
+    staff before the change. The freeze itself is not stored: every money path reads the account's staff status
+    with the wallet's lock (:func:`wallet_lock_existing`), so it holds from the moment the change commits, and
+    whatever path made the change. Returns whether the wallet is frozen now, or None when nothing changed (or
+    there is no wallet: an empty one has nothing to freeze, and is refused money all the same)."""
+    now_staff = is_staff_member(user_id)
+    if now_staff == was_staff:
+        return None
+    wallet = Wallet.objects.select_related("user").filter(user_id=user_id, kind=Wallet.Kind.PLAYER).first()
+    if wallet is None:
+        return None
+    audit(
+        actor=None,  # the request's user in the admin, a command's OS user (baccarat_site.audit.stamp_entry)
+        action="wallet.freeze" if now_staff else "wallet.unfreeze",
+        target=wallet,
+        reason=(
+            "The account became staff: staff do not play, so the wallet is frozen, its balance kept."
+            if now_staff
+            else "The account is no longer staff: the wallet can be funded and staked again."
+        ),
+        before={"frozen": was_staff, "balance": wallet.balance},
+        after={"frozen": now_staff, "balance": wallet.balance},
+    )
+    return now_staff
+
+
+# ── money alerts ──────────────────────────────────────────────────────────────────────────────────────
+
+
+class AlertAcknowledged(Conflict):
+    code = "alert_already_acknowledged"
+
+
+@transaction.atomic
+def money_alert_acknowledge(
+    *, alert_id: int, actor: User | None, note: str = "", now: datetime | None = None
+) -> MoneyAlert:
+    """Mark an open money alert acknowledged by ``actor`` (who needs ``wallets.acknowledge_moneyalert``), with an
+    optional note, audited. Compare-and-set: a second acknowledgement is refused (:class:`AlertAcknowledged`) and
+    changes nothing. Once acknowledged, the player's next structuring raises a new alert."""
+    now = now or timezone.now()
+    if actor is None or not actor.has_perm("wallets.acknowledge_moneyalert"):
+        raise NotAllowed("You may view money alerts but not acknowledge them.", status=403)
+    note = (note or "").strip()[:200]
+    updated = MoneyAlert.objects.filter(pk=alert_id, acknowledged_at__isnull=True).update(
+        acknowledged_by=actor, acknowledged_at=now, note=note
+    )
+    alert = MoneyAlert.objects.select_related("acknowledged_by", "player").filter(pk=alert_id).first()
+    if alert is None:
+        raise DomainError(f"There is no money alert #{alert_id}.", code="not_found", status=404)
+    if updated != 1:
+        raise AlertAcknowledged(f"Money alert #{alert.pk} was already acknowledged by {alert.acknowledged_by}.")
+    audit(
+        actor=actor,
+        action="money_alert.acknowledge",
+        target=alert,
+        reason=note,
+        before={"acknowledged_at": None},
+        after={"acknowledged_at": now, "acknowledged_by": actor.get_username()},
+    )
+    return alert

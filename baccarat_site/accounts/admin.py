@@ -7,7 +7,10 @@ read them, nobody else sees them. Every save asks for a reason and goes through
 ``accounts.services.player_limit_set``, which writes the audit entry (who, the limit before and after, why). A
 limit is never deleted: it is cleared by emptying it, with a reason, like any other change.
 
-Django's user admin keeps one change: a user who is the actor of audit entries cannot be deleted. The audit trail is
+Django's user admin keeps two changes. Groups that would give one person conflicting roles (``baccarat_site.roles``:
+Dealers or Auditors with any other role, Supervisors with Cashiers) are refused on the user's form, with the
+conflict named (and in code by an ``m2m_changed`` receiver, ``accounts.signals.groups_changing``). And a user who
+is the actor of audit entries cannot be deleted. The audit trail is
 append-only (``baccarat_site/audit.py``); deleting such a user would null the entries' actor, which the database
 refuses. The delete page lists those entries as protected and says to deactivate the account instead (untick
 *Active*), as it does for any protected object.
@@ -24,6 +27,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import UserChangeForm
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -39,6 +43,7 @@ from baccarat_site.accounts.models import Player, PlayerLimit, PlayerNote, PlayL
 from baccarat_site.accounts.services import MAX_PERSONAL_STAKE, REASON_MAX, REASON_MIN, player_limit_set
 from baccarat_site.adminkit import ReadOnlyAdmin
 from baccarat_site.errors import DomainError
+from baccarat_site.roles import role_conflict_message, role_conflicts
 from wallets.forms import AmountField
 from wallets.models import Wallet
 
@@ -275,7 +280,23 @@ class PlayerAdmin(ReadOnlyAdmin):
 User = get_user_model()
 
 
+class StaffUserChangeForm(UserChangeForm):
+    """Django's user form, refusing groups that give one person conflicting roles (``baccarat_site.roles.CONFLICTS``:
+    Dealers and Auditors with any other role, Supervisors with Cashiers), with the conflict named."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        groups = cleaned.get("groups")
+        if groups is not None:
+            pairs = role_conflicts(group.name for group in groups)
+            if pairs:
+                self.add_error("groups", role_conflict_message(pairs))
+        return cleaned
+
+
 class AuditedUserAdmin(UserAdmin):
+    form = StaffUserChangeForm
+
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, ...]:
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         ids = [obj.pk for obj in objs] if not isinstance(objs, QuerySet) else list(objs.values_list("pk", flat=True))

@@ -29,7 +29,7 @@ class AccountsConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.contrib.auth.models import Group
         from django.contrib.auth.signals import user_logged_out
-        from django.db.models.signals import post_migrate, post_save, pre_delete, pre_save
+        from django.db.models.signals import m2m_changed, post_migrate, post_save, pre_delete, pre_save
 
         from baccarat_site import audit
         from baccarat_site.accounts import signals
@@ -62,3 +62,10 @@ class AccountsConfig(AppConfig):
         pre_save.connect(signals.password_saving, sender=get_user_model(), dispatch_uid="baccarat-password-saving")
         post_save.connect(signals.password_saved, sender=get_user_model(), dispatch_uid="baccarat-password-saved")
         user_logged_out.connect(signals.signed_out, dispatch_uid="baccarat-signed-out")
+        # Separation of duties and staff who do not play (baccarat_site/roles.py): a group add that would combine
+        # conflicting roles is refused, both ways; a player made staff has their wallet frozen (audited).
+        m2m_changed.connect(
+            signals.groups_changing, sender=user_model.groups.through, dispatch_uid="baccarat-groups-changing"
+        )
+        pre_save.connect(signals.staff_saving, sender=user_model, dispatch_uid="baccarat-staff-saving")
+        post_save.connect(signals.staff_saved, sender=user_model, dispatch_uid="baccarat-staff-saved")

@@ -1,5 +1,6 @@
 """Receivers that tie Django's auth events to the account services: every way a password changes, every
-sign-out. Connected in ``AccountsConfig.ready``."""
+sign-out, every change of a user's groups or staff flags (conflicting roles refused, a player made staff has
+their wallet frozen). Connected in ``AccountsConfig.ready``."""
 
 from __future__ import annotations
 
@@ -46,3 +47,79 @@ def signed_out(sender: Any, request: HttpRequest | None = None, user: User | Non
     if user is None:
         return
     services.account_signed_out(user=user, session=getattr(request, "session", None))
+
+
+# ── staff: conflicting roles refused, a player made staff has their wallet frozen ──────────────────────────
+
+
+def _group_names(user_ids: Any) -> dict[int, set[str]]:
+    from django.contrib.auth.models import Group
+
+    held: dict[int, set[str]] = {user_id: set() for user_id in user_ids}
+    for user_id, name in Group.objects.filter(user__in=list(held)).values_list("user", "name"):
+        held[user_id].add(name)
+    return held
+
+
+def groups_changing(
+    sender: Any, instance: Any, action: str, reverse: bool, model: Any, pk_set: Any = None, **kwargs: Any
+) -> None:
+    """``m2m_changed`` of ``User.groups``, both ways (``user.groups.add(group)``, ``group.user_set.add(user)``, the
+    admin's user form, ``set``, ``clear``): an add that would give someone conflicting roles
+    (``baccarat_site.roles.CONFLICTS``) is refused with :class:`~baccarat_site.roles.RoleConflict`, naming the
+    conflict, before anything is written; and a change that makes a player staff, or stops them being staff, is
+    recorded on their wallet (``wallets.services.wallet_staff_changed``)."""
+    from django.contrib.auth.models import Group
+
+    from baccarat_site.roles import is_staff_member, role_conflicts_check
+    from wallets.services import wallet_staff_changed
+
+    if action in ("pre_add", "pre_remove", "pre_clear"):
+        if not reverse:
+            user_ids = [instance.pk]
+        elif action == "pre_clear":
+            user_ids = list(instance.user_set.values_list("pk", flat=True))
+        else:
+            user_ids = list(pk_set or ())
+        if action == "pre_add" and pk_set:
+            if reverse:
+                held = _group_names(user_ids)
+                names = dict(model._default_manager.filter(pk__in=user_ids).values_list("pk", "username"))
+                for user_id, groups in held.items():
+                    role_conflicts_check(groups | {instance.name}, who=names.get(user_id, f"user #{user_id}"))
+            else:
+                adding = set(Group.objects.filter(pk__in=pk_set).values_list("name", flat=True))
+                held = _group_names([instance.pk])
+                role_conflicts_check(held[instance.pk] | adding, who=instance.get_username())
+        instance._staff_before = {user_id: is_staff_member(user_id) for user_id in user_ids}
+        return
+    before = getattr(instance, "_staff_before", None)
+    if action in ("post_add", "post_remove", "post_clear") and before:
+        instance._staff_before = None
+        for user_id, was_staff in before.items():
+            wallet_staff_changed(user_id=user_id, was_staff=was_staff)
+
+
+def staff_saving(sender: Any, instance: Any, update_fields: Any = None, raw: bool = False, **kwargs: Any) -> None:
+    """``pre_save`` of the user model: whether the account was staff before a save that may change ``is_staff`` or
+    ``is_superuser``, for :func:`staff_saved`."""
+    from baccarat_site.roles import is_staff_member
+
+    instance._staff_before_save = None
+    if raw or instance.pk is None:
+        return
+    if update_fields is not None and not {"is_staff", "is_superuser"} & set(update_fields):
+        return
+    instance._staff_before_save = is_staff_member(instance.pk)
+
+
+def staff_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any) -> None:
+    """``post_save`` of the user model: a player made staff (``is_staff`` or ``is_superuser`` set, in the admin or in
+    code) has their wallet frozen, recorded in the audit trail (``wallets.services.wallet_staff_changed``)."""
+    from wallets.services import wallet_staff_changed
+
+    was_staff = getattr(instance, "_staff_before_save", None)
+    instance._staff_before_save = None
+    if created or was_staff is None:
+        return
+    wallet_staff_changed(user_id=instance.pk, was_staff=was_staff)

@@ -159,8 +159,13 @@ def test_the_database_refuses_a_second_ledger_transaction_with_the_same_one_time
 
 
 @pytest.mark.parametrize("action", ["deposit", "withdraw", "adjust"])
-def test_a_cashier_cannot_move_money_into_or_out_of_their_own_wallet(client, cashier, action):
-    services.wallet_deposit(user=cashier, amount="50.00", reason="Cashier also plays")
+def test_a_cashier_cannot_move_money_into_or_out_of_their_own_wallet(client, db, action):
+    # Funded while a player (a staff wallet is frozen and cannot be funded), then made a cashier.
+    cashier = make_user("cashier")
+    services.wallet_deposit(user=cashier, amount="50.00", reason="Played before joining the staff")
+    cashier.is_staff = True
+    cashier.save()
+    cashier.groups.add(Group.objects.get(name=roles.CASHIERS))
     client.force_login(cashier)
     data, key = open_page(client, action, [cashier])
     response = client.post(WALLETS, data | {"apply": "Go", "key": key, "amount": "10.00", "reason": "For myself"})
@@ -314,9 +319,13 @@ def test_an_approval_the_balance_no_longer_covers_is_refused_and_the_request_sta
     assert balance(alice) == Decimal("1400.00")
 
 
-def test_nobody_approves_a_request_for_their_own_wallet(client, cashier, supervisor):
-    services.wallet_deposit(user=supervisor, amount="3000.00", reason="Supervisor plays too")
+def test_nobody_approves_a_request_for_their_own_wallet(client, cashier, make_player):
+    # Asked for while they were a player (a staff wallet cannot even be asked for), then made a supervisor.
+    supervisor = make_player("super", "3000.00")
     request_over_threshold(client, cashier, supervisor)
+    supervisor.is_staff = True
+    supervisor.save()
+    supervisor.groups.add(Group.objects.get(name=roles.SUPERVISORS))
     with pytest.raises(services.OwnWallet):
         services.money_request_approve(request_id=MoneyRequest.objects.get().pk, actor=supervisor)
     assert balance(supervisor) == Decimal("3000.00")
