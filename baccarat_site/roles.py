@@ -84,7 +84,13 @@ _MONEY: Grants = {
 }
 
 _APPROVALS: Grants = {
-    "wallets": {"wallet": ("approve_money",), "moneyrequest": ("view",)},
+    # Money alerts (wallets.services: movements just under the approval threshold, again and again): seen and
+    # acknowledged by supervisors.
+    "wallets": {
+        "wallet": ("approve_money",),
+        "moneyrequest": ("view",),
+        "moneyalert": ("view", "acknowledge_moneyalert"),
+    },
     "auth": {"user": ("view",)},
     # Who signed in from where: what a linked-accounts alert rests on. Suspending, reinstating, closing players.
     # The limits players set on themselves, and their history (read-only: only the player changes them).

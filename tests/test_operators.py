@@ -69,6 +69,8 @@ CASHIER_PERMISSIONS = {
 SUPERVISOR_EXTRA = {
     "tables.supervise_table",  # a live table's supervisor calls are answered by Supervisors only
     "wallets.approve_money",
+    "wallets.view_moneyalert",
+    "wallets.acknowledge_moneyalert",
     "auth.view_user",
     "accounts.view_signin",
     "accounts.view_restriction",

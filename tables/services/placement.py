@@ -251,13 +251,13 @@ FOR SHARE OF r
 """
 
 # In one round trip, under the wallet lock: whether the player may bet now (the account is active, it is no staff
-# account: neither ``is_staff`` nor in a staff role's group, and no restriction, accounts.Restriction, is running),
+# account: neither ``is_staff``/``is_superuser`` nor in a staff role's group (``roles.is_staff_member``), and no restriction, accounts.Restriction, is running),
 # the player's stake per type on the round so far, whether the key is taken, the player's personal maximum
 # (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one index probe) and ids for the new bets.
 _MINE_ON_ROUND = """
 SELECT 'user', r.kind,
     CASE WHEN NOT u.is_active THEN 0
-         WHEN u.is_staff OR EXISTS (
+         WHEN u.is_staff OR u.is_superuser OR EXISTS (
              SELECT 1 FROM "{user_groups}" ug JOIN auth_group g ON g.id = ug.group_id
              WHERE ug.user_id = u.id AND g.name = ANY(%s)
          ) THEN 2
@@ -353,7 +353,7 @@ def _place(
         cursor.execute(
             _mine_on_round_sql(),
             [
-                list(roles.ROLES),
+                list(roles.STAFF_GROUPS),
                 now,
                 now,
                 user.pk,
