@@ -16,7 +16,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from baccarat_site import money
-from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, Restriction, SignIn
+from baccarat_site.accounts.limits import reality_check_due_at
+from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, RealityCheckAnswer, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.money import display, text
 from tables.models import Bet
@@ -49,13 +50,16 @@ class AccountHeader:
     # sign-in), every page reminds them how long they have played (base.html, reality-check.js). None: off.
     reality_every: int | None = None
     reality_since: datetime | None = None
+    # When the next check is due: an interval after the later of the session's start and the latest answer
+    # (accounts.RealityCheckAnswer). Bets are refused from then until the player answers.
+    reality_due_at: datetime | None = None
 
 
 def account_header(*, user: User) -> AccountHeader:
     """What every page's header shows a signed-in player: the balance and the sound preference."""
     now = timezone.now()
     # One query: the sound preference, the reality check in force (the newest applied change of it: see
-    # accounts.models.PlayLimit) and the latest sign-in.
+    # accounts.models.PlayLimit), the latest sign-in and the latest answer to the reality check.
     row = (
         get_user_model()
         .objects.filter(pk=user.pk)
@@ -69,15 +73,25 @@ def account_header(*, user: User) -> AccountHeader:
                 .values("value")[:1]
             ),
             since=Subquery(SignIn.objects.filter(user=OuterRef("pk")).order_by("-at").values("at")[:1]),
+            answered=Subquery(
+                RealityCheckAnswer.objects.filter(user=OuterRef("pk"))
+                .order_by("-answered_at")
+                .values("answered_at")[:1]
+            ),
         )
         .first()
-    ) or {"sound": False, "every": None, "since": None}
+    ) or {"sound": False, "every": None, "since": None, "answered": None}
     every = row["every"] if row["since"] is not None else None
     return AccountHeader(
         balance=None if user.is_staff else display(wallet_balance(user=user)["balance"]),
         sound="on" if row["sound"] else "off",
         reality_every=int(every) if every is not None else None,
         reality_since=row["since"] if every is not None else None,
+        reality_due_at=(
+            reality_check_due_at(every=int(every), since=row["since"], answered_at=row["answered"])
+            if every is not None
+            else None
+        ),
     )
 
 
