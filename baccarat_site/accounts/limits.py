@@ -426,7 +426,7 @@ def reality_check_state(*, user_id: int, now: datetime) -> RealityCheck | None:
         row = cursor.fetchone()
     if row is None or row[1] is None:
         return None
-    every, since, answered = int(row[0]), cast(datetime, row[1]), cast("datetime | None", row[2])
+    every, since, answered = int(cast(Decimal, row[0])), cast(datetime, row[1]), cast("datetime | None", row[2])
     return RealityCheck(
         every=every,
         since=since,

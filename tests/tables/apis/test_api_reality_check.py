@@ -39,7 +39,7 @@ def checked(player, client_for):
 
 
 def test_a_bet_while_the_check_is_due_is_refused_until_it_is_answered(checked, clock):
-    alice, client = checked
+    _alice, client = checked
     clock.move(minutes=14, seconds=59)
     assert post(client, fresh_round().pk, bets(("player", "1.00")), key="a").status_code == 201
 
@@ -56,7 +56,8 @@ def test_a_bet_while_the_check_is_due_is_refused_until_it_is_answered(checked, c
     answered = client.post(CHECK)
     assert answered.status_code == 200
     body = answered.json()
-    assert body["due"] is False and body["every"] == 15
+    assert body["due"] is False
+    assert body["every"] == 15
     assert parse_time(body["due_at"]) == parse_time(body["answered_at"]) + timedelta(minutes=15)
     assert post(client, round_.pk, bets(("player", "1.00")), key="b").status_code == 201
 
