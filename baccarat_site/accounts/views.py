@@ -7,7 +7,6 @@ import math
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
@@ -91,7 +90,10 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             user, credited = services.player_sign_up(
-                form=form, language=translation.get_language() or "", address=get_client_ip_address(request)
+                form=form,
+                language=translation.get_language() or "",
+                address=services.client_address(request),
+                request=request,
             )
         except services.UsernameTaken:
             form.add_error("username", _("That username is taken: please choose another."))
@@ -107,6 +109,9 @@ def signup(request: HttpRequest) -> HttpResponse:
                 )
                 % {"minutes": minutes},
             )
+        except DomainError as error:  # the person's own stop, or a staff stop on an account of theirs
+            status = error.status
+            form.add_error(None, error.detail)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             if not credited:
