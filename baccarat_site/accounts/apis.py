@@ -64,6 +64,11 @@ class TokenApi(APIView):
         responses={
             200: OutputSerializer,
             400: OpenApiResponse(ErrorSerializer, description="invalid_request, invalid_credentials, malformed_json"),
+            403: OpenApiResponse(
+                ErrorSerializer,
+                description="account_suspended, account_closed, timed_out, self_excluded (this account, or for the "
+                "last two another account of the same person), linked_account_stopped",
+            ),
             429: OpenApiResponse(ErrorSerializer, description="too_many_attempts (with retry_after)"),
             **BODY_ERRORS,
         },
