@@ -197,7 +197,7 @@ AXES_CLIENT_IP_CALLABLE = "baccarat_site.client_address.axes_client_address"
 # that issues a new one (the old key stops working).
 API_TOKEN_TTL_SECONDS = int(env_str("API_TOKEN_TTL_SECONDS", str(7 * 24 * 3600)))
 
-# Sign-in records (accounts.SignIn) and the device cookie a browser is given at its first sign-in (two years).
+# Sign-in records (accounts.SignIn) and the device cookie (signed, two years) every browser is given on its first page.
 DEVICE_COOKIE_NAME = env_str("DEVICE_COOKIE_NAME", "casino_device")
 DEVICE_COOKIE_AGE = env_int("DEVICE_COOKIE_AGE", 2 * 365 * 24 * 3600)
 # The client's address (baccarat_site.client_address), for the sign-in lockout, the sign-up limits, the socket caps
@@ -221,6 +221,10 @@ if env_str("SIGNIN_ADDRESS_HEADER"):
         "SIGNIN_ADDRESS_HEADER is no longer read: set TRUSTED_PROXIES to the proxy's address (and, if it is not "
         "X-Forwarded-For, CLIENT_ADDRESS_HEADER to the header it sets), then remove SIGNIN_ADDRESS_HEADER."
     )
+# Exclusion follows the person (accounts.services.person_stop_check): a sign-up or sign-in is refused when it looks
+# like the person of an account a restriction stops now: the same device cookie, a name or e-mail with the same
+# key, or the same address used by that account within the last LINKED_ADDRESS_DAYS (0: addresses never link).
+LINKED_ADDRESS_DAYS = env_int("LINKED_ADDRESS_DAYS", 7)
 
 # Risk alerts on the live floor (tables.services.risk): a single bet, a player's winnings on one round, and a
 # round's worst-case exposure above these raise an alert; so do linked accounts (a shared sign-in address or

@@ -1,19 +1,27 @@
 """Sign-in records: every successful sign-in (page, admin, sign-up, API token) with its address, browser and
-device; a browser is given its long-lived device cookie at its first sign-in and keeps it."""
+device; a browser is given its long-lived signed device cookie on its first page and keeps it."""
 
 from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Group
-from django.test import Client
+from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
 from baccarat_site import roles
 from baccarat_site.accounts.models import SignIn
+from baccarat_site.accounts.services import device_id_from_cookie
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "pass-word-123"
+
+
+def device_of(browser: Client) -> str:
+    """The device id the browser's signed device cookie carries ("" for none of ours)."""
+    request = RequestFactory().get("/")
+    request.COOKIES["casino_device"] = browser.cookies["casino_device"].value
+    return device_id_from_cookie(request)
 
 
 def test_a_sign_in_is_recorded_with_its_address_browser_and_a_new_device_cookie():
@@ -30,8 +38,9 @@ def test_a_sign_in_is_recorded_with_its_address_browser_and_a_new_device_cookie(
         "203.0.113.7",
         "TestBrowser/1.0",
     )
-    assert record.device_id == cookie.value
-    assert len(cookie.value) >= 32
+    assert record.device_id == device_of(browser)
+    assert len(record.device_id) >= 32
+    assert cookie.value.startswith(record.device_id + ":")  # signed
     assert cookie["httponly"]
     assert int(cookie["max-age"]) > 365 * 24 * 3600
 
@@ -59,7 +68,8 @@ def test_a_forged_device_cookie_is_not_trusted():
     browser.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
 
     record = SignIn.objects.get()
-    assert record.device_id == browser.cookies["casino_device"].value != "x' OR 1=1 --"
+    assert record.device_id == device_of(browser) != ""
+    assert browser.cookies["casino_device"].value != "x' OR 1=1 --"
 
 
 def test_sign_up_and_the_admin_login_are_recorded_too():

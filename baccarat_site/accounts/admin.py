@@ -180,8 +180,25 @@ class PlayerAdmin(ReadOnlyAdmin):
 
     list_display = ("username", "play", "date_joined", "last_login")
     search_fields = ("username", "email")
-    fields = ("username", "email", ("date_joined", "last_login"), "play", "wallet", "recent_sign_ins")
-    readonly_fields = ("username", "email", "date_joined", "last_login", "play", "wallet", "recent_sign_ins")
+    fields = (
+        "username",
+        "email",
+        ("date_joined", "last_login"),
+        "play",
+        "wallet",
+        "recent_sign_ins",
+        "linked_accounts",
+    )
+    readonly_fields = (
+        "username",
+        "email",
+        "date_joined",
+        "last_login",
+        "play",
+        "wallet",
+        "recent_sign_ins",
+        "linked_accounts",
+    )
     inlines = (RestrictionInline, PlayLimitInline, PlayerNoteInline)
     actions = tuple(PLAYER_ACTIONS)
 
@@ -218,6 +235,36 @@ class PlayerAdmin(ReadOnlyAdmin):
             '<tbody>{}</tbody></table><a href="{}">Every sign-in</a>',
             body or mark_safe("<tr><td colspan=4>none yet</td></tr>"),  # a constant: nothing to escape
             every,
+        )
+
+    @admin.display(description="Linked accounts")
+    def linked_accounts(self, player: Player) -> str:
+        """The other accounts that look like this person's (``accounts.selectors.linked_accounts_of``): by a
+        device or a recent address their sign-ins shared, or a name or e-mail with the same key."""
+        rows = selectors.linked_accounts_of(user=player)
+        names = {"device": "device", "address": "address", "name": "name or e-mail"}
+        body = format_html_join(
+            "",
+            '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    reverse("admin:accounts_player_change", args=[row.user_id]),
+                    row.username,
+                    ", ".join(names[v] for v in row.via),
+                    (
+                        "stopped: "
+                        + Restriction.Kind(row.stop_kind).label.lower()
+                        + (f" until {row.stop_ends_at:%Y-%m-%d %H:%M} UTC" if row.stop_ends_at else "")
+                    )
+                    if row.stop_kind
+                    else "allowed",
+                )
+                for row in rows
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th>Account</th><th>Linked by</th><th>Play</th></tr></thead><tbody>{}</tbody></table>",
+            body or mark_safe("<tr><td colspan=3>none</td></tr>"),  # a constant: nothing to escape
         )
 
     @admin.display(description="Play")

@@ -2,7 +2,8 @@
 POST /api/auth/logout/: the caller's token revoked;
 POST /api/wallet/refill/: the play-money refill, a rule of the account that reads the tables' minimum stake;
 POST /api/account/time-out/ and /api/account/self-exclusion/: the player's own stop on their play;
-GET/PUT /api/account/limits/: the player's responsible-gaming limits (``accounts.limits``)."""
+GET/PUT /api/account/limits/: the player's responsible-gaming limits (``accounts.limits``);
+GET/POST /api/account/reality-check/: the player's reality check, and their answer to it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib.auth import logout
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -19,7 +21,15 @@ from rest_framework.views import APIView
 
 from baccarat_site import money
 from baccarat_site.accounts import services
-from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, play_limits_set, play_limits_state
+from baccarat_site.accounts.limits import (
+    AMOUNT_KINDS,
+    LimitsState,
+    RealityCheck,
+    play_limits_set,
+    play_limits_state,
+    reality_check_answer,
+    reality_check_state,
+)
 from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, Restriction
 from baccarat_site.accounts.services import api_token_issue
 from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
@@ -54,6 +64,11 @@ class TokenApi(APIView):
         responses={
             200: OutputSerializer,
             400: OpenApiResponse(ErrorSerializer, description="invalid_request, invalid_credentials, malformed_json"),
+            403: OpenApiResponse(
+                ErrorSerializer,
+                description="account_suspended, account_closed, timed_out, self_excluded (this account, or for the "
+                "last two another account of the same person), linked_account_stopped",
+            ),
             429: OpenApiResponse(ErrorSerializer, description="too_many_attempts (with retry_after)"),
             **BODY_ERRORS,
         },
@@ -275,3 +290,51 @@ class LimitsApi(APIView):
             raise DomainError(f"{', '.join(blank)}: send null for no limit, not an empty string.", code="invalid_limit")
         state = play_limits_set(user=cast("User", request.user), changes=dict(request.data))
         return Response(limits_body(state))
+
+
+class RealityCheckApi(APIView):
+    """The caller's reality check (docs/api.md, "Responsible gaming"). GET: the interval, the session's start,
+    when the next check is due and whether it is due now (all null without a check or a sign-in). POST: the
+    player answers it ("Keep playing"); the next one is due an interval from now. While a check is due and
+    unanswered, every bet is refused with 403 ``reality_check_due``. Answering when there is no check, or more
+    than a minute before it is due, is 409 ``reality_check_not_due`` (with ``due_at``) and records nothing."""
+
+    permission_classes = [IsAuthenticated]
+
+    class OutputSerializer(serializers.Serializer):
+        every = serializers.IntegerField(allow_null=True, help_text="Minutes between checks; null: no check.")
+        session_started_at = serializers.DateTimeField(allow_null=True)
+        answered_at = serializers.DateTimeField(allow_null=True, help_text="The latest answer.")
+        due_at = serializers.DateTimeField(allow_null=True)
+        due = serializers.BooleanField(help_text="A check is waiting for an answer: bets are refused until then.")
+
+        class Meta:
+            ref_name = "RealityCheck"
+
+    def _body(self, check: RealityCheck | None) -> dict[str, Any]:
+        now = timezone.now()
+        if check is None:
+            return {"every": None, "session_started_at": None, "answered_at": None, "due_at": None, "due": False}
+        return {
+            "every": check.every,
+            "session_started_at": iso(check.since),
+            "answered_at": iso(check.answered_at),
+            "due_at": iso(check.due_at),
+            "due": check.due(now),
+        }
+
+    @extend_schema(responses={200: OutputSerializer, 401: ERRORS[401]})
+    def get(self, request: Request) -> Response:
+        return Response(self._body(reality_check_state(user_id=cast(int, request.user.pk), now=timezone.now())))
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OutputSerializer,
+            401: ERRORS[401],
+            409: OpenApiResponse(ErrorSerializer, description="reality_check_not_due (with due_at)"),
+            **BODY_ERRORS,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        return Response(self._body(reality_check_answer(user=cast("User", request.user))))

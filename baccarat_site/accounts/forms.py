@@ -16,7 +16,8 @@ from baccarat_site.accounts.limits import AMOUNT_KINDS, limit_label
 from baccarat_site.accounts.lockout import password_lockout_detail
 from baccarat_site.accounts.models import Profile
 from baccarat_site.accounts.selectors import active_restriction
-from baccarat_site.accounts.services import restriction_refusal
+from baccarat_site.accounts.services import person_stop_check, restriction_refusal
+from baccarat_site.errors import DomainError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -86,13 +87,19 @@ class LoginForm(auth_forms.AuthenticationForm):
         self.fields["password"].error_messages.update(REQUIRED)
 
     def confirm_login_allowed(self, user: User) -> None:
-        """Refuse a player whose play is stopped (suspended, closed, on a time-out or self-excluded), saying
-        why and until when."""
+        """Refuse a player whose play is stopped (suspended, closed, on a time-out or self-excluded), or who looks
+        like the person of another account that is (``accounts.services.person_stop_check``), saying why and until
+        when."""
         super().confirm_login_allowed(user)
 
         stop = active_restriction(user_id=user.pk)
         if stop is not None:
             raise forms.ValidationError(restriction_refusal(stop).detail, code="restricted")
+        if not user.is_staff:  # another account of the same person that a restriction stops (the device, …)
+            try:
+                person_stop_check(request=self.request, username=user.get_username(), email=user.email, user_id=user.pk)
+            except DomainError as error:
+                raise forms.ValidationError(error.detail, code="restricted") from error
 
 
 class PasswordChangeForm(auth_forms.PasswordChangeForm):

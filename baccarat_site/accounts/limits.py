@@ -28,8 +28,12 @@ pass a deposit limit. "At the line" is allowed: only more than the limit is refu
 placement's (or the refill's) transaction, under the player's wallet lock, so concurrent confirms of one player
 are decided one after another and cannot together pass a limit.
 
-Reality check: every page reminds a player who set one, every that many minutes from their latest sign-in,
-how long they have been playing (``accounts.selectors.account_header``, ``static/casino/reality-check.js``).
+Reality check: a player who set one is reminded how long they have been playing once the interval has passed
+since the later of their session's start (their latest sign-in) and their latest answer
+(``accounts.RealityCheckAnswer``): every page shows a dialog (``accounts.selectors.account_header``,
+``static/casino/reality-check.js``) that stays until they answer (:func:`reality_check_answer`, ``POST
+/api/account/reality-check/``), and until then every bet is refused (403 ``reality_check_due``,
+:func:`play_limits_check_reality`, on every path since placement calls it).
 
 Changes: a stricter setting (a lower amount, a new limit, a shorter session, a more frequent reality check)
 applies at once; a looser one (a higher amount, removing a limit, a longer or no reality check) applies after
@@ -57,7 +61,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from baccarat_site import money
-from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, PlayLimit
+from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, PlayLimit, RealityCheckAnswer
 from baccarat_site.audit import audit
 from baccarat_site.clock import iso
 from baccarat_site.db import prepared_cursor
@@ -90,6 +94,36 @@ class SessionLimitReached(DomainError):
 
 class InvalidLimit(DomainError):
     code = "invalid_limit"
+
+
+class _RealityCheckError(DomainError):
+    """A refusal that says when the check is (or was) due: ``due_at`` in the body, when there is one."""
+
+    def __init__(self, detail: str, *, due_at: datetime | None = None) -> None:
+        super().__init__(detail)
+        self.due_at = due_at
+
+    def as_dict(self) -> dict[str, str]:
+        body = super().as_dict()
+        if self.due_at is not None:
+            body["due_at"] = iso(self.due_at) or ""
+        return body
+
+
+class RealityCheckDue(_RealityCheckError):
+    code = "reality_check_due"
+    status = 403
+
+
+class RealityCheckNotDue(_RealityCheckError):
+    code = "reality_check_not_due"
+    status = 409
+
+
+#: How early an answer may come before the check is due: the page's clock, corrected by the server's, may run a
+#: little ahead. Earlier than that, there is nothing to answer (a client cannot answer in advance and never see
+#: a check).
+REALITY_CHECK_EARLY = timedelta(seconds=60)
 
 
 def _window(kind: str) -> str:
@@ -344,6 +378,98 @@ def _check_session(*, minutes: int, sign_ins: list[datetime], now: datetime) -> 
             % {"minutes": minutes, "when": _when(again)},
             limit=minutes,
         )
+
+
+# The reality check in force, the session's start and the latest answer: three index probes in one round trip
+# (playlimit_live, signin_user_recent, realitycheck_user_recent); no row at all when the player has no check.
+_REALITY_CHECK = """
+WITH l AS (
+    SELECT value FROM accounts_playlimit
+    WHERE user_id = %(user)s AND kind = 'reality_check_minutes' AND cancelled_at IS NULL AND applies_at <= %(now)s
+    ORDER BY id DESC
+    LIMIT 1
+)
+SELECT
+    l.value,
+    (SELECT at FROM accounts_signin WHERE user_id = %(user)s AND at <= %(now)s ORDER BY at DESC LIMIT 1),
+    (SELECT answered_at FROM accounts_realitycheckanswer
+     WHERE user_id = %(user)s AND answered_at <= %(now)s ORDER BY answered_at DESC LIMIT 1)
+FROM l
+WHERE l.value IS NOT NULL
+"""
+
+
+@dataclass(frozen=True)
+class RealityCheck:
+    """A player's reality check at a moment: every ``every`` minutes; the session began at ``since``; the next
+    check is due at ``due_at`` (the later of ``since`` and the latest answer, plus the interval)."""
+
+    every: int
+    since: datetime
+    answered_at: datetime | None
+    due_at: datetime
+
+    def due(self, now: datetime) -> bool:
+        return now >= self.due_at
+
+
+def reality_check_due_at(*, every: int, since: datetime, answered_at: datetime | None) -> datetime:
+    """When the check after a session start at ``since`` and the latest answer ``answered_at`` is due."""
+    anchor = since if answered_at is None or answered_at < since else answered_at
+    return anchor + timedelta(minutes=every)
+
+
+def reality_check_state(*, user_id: int, now: datetime) -> RealityCheck | None:
+    """The player's reality check at ``now``, or None: none set, or no sign-in yet (no session to count)."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_REALITY_CHECK, {"user": user_id, "now": now})
+        row = cursor.fetchone()
+    if row is None or row[1] is None:
+        return None
+    every, since, answered = int(cast(Decimal, row[0])), cast(datetime, row[1]), cast("datetime | None", row[2])
+    return RealityCheck(
+        every=every,
+        since=since,
+        answered_at=answered,
+        due_at=reality_check_due_at(every=every, since=since, answered_at=answered),
+    )
+
+
+def play_limits_check_reality(*, user_id: int, now: datetime) -> None:
+    """Refuse a bet while the player's reality check is due and unanswered (:class:`RealityCheckDue`). Called by
+    ``tables.services.placement`` under the player's wallet lock, right after :func:`play_limits_check_bets`."""
+    check = reality_check_state(user_id=user_id, now=now)
+    if check is not None and check.due(now):
+        raise RealityCheckDue(
+            _(
+                "Your reality check is waiting: you have been playing for %(minutes)s minutes. Answer it to "
+                "keep playing."
+            )
+            % {"minutes": int((now - check.since).total_seconds() // 60)},
+            due_at=check.due_at,
+        )
+
+
+@transaction.atomic
+def reality_check_answer(*, user: User, now: datetime | None = None) -> RealityCheck:
+    """The player answered their reality check ("Keep playing"): recorded, and the next one is due an interval
+    from now. Refused with :class:`RealityCheckNotDue` (409) when they have no check, or it is not due yet (more
+    than :data:`REALITY_CHECK_EARLY` ahead); nothing is written then. Returns the check after the answer."""
+    now = now or timezone.now()
+    check = reality_check_state(user_id=user.pk, now=now)
+    if check is None:
+        raise RealityCheckNotDue(_("You have no reality check to answer."))
+    if now < check.due_at - REALITY_CHECK_EARLY:
+        raise RealityCheckNotDue(
+            _("Your next reality check is at %(when)s.") % {"when": _when(check.due_at)}, due_at=check.due_at
+        )
+    RealityCheckAnswer.objects.create(user=user, answered_at=now)
+    return RealityCheck(
+        every=check.every,
+        since=check.since,
+        answered_at=now,
+        due_at=reality_check_due_at(every=check.every, since=check.since, answered_at=now),
+    )
 
 
 def play_limits_check_deposit(*, user_id: int, amount: Decimal, now: datetime) -> None:

@@ -1,5 +1,6 @@
-"""The device cookie: a long-lived random id a browser is given when it first signs in (``sign_in_record``),
-so the risk alerts can tell that two accounts were used from one device."""
+"""The device cookie: a long-lived random id, signed, every browser is given on its first page, so the risk alerts
+can tell that two accounts were used from one device and a sign-up from a stopped player's browser is refused
+(``accounts.services.person_stop_check``)."""
 
 from __future__ import annotations
 
@@ -12,22 +13,37 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 
-from baccarat_site.accounts.services import restriction_ends_session, restriction_refusal
+from baccarat_site.accounts.services import (
+    DEVICE_COOKIE_SALT,
+    device_id_from_cookie,
+    device_id_new,
+    restriction_ends_session,
+    restriction_refusal,
+)
 
 
 class DeviceCookieMiddleware:
-    """Sets ``DEVICE_COOKIE_NAME`` on the response of a sign-in that made a new device id; nothing otherwise."""
+    """Reads the browser's signed ``DEVICE_COOKIE_NAME`` into ``request.device_id``; a browser without a valid
+    one (never seen, or a cookie we did not sign) gets a new id, set on the response, signed
+    (``set_signed_cookie``), for ``DEVICE_COOKIE_AGE``. API requests (``/api/``: token clients keep no cookies)
+    get none, but a sign-in recorded on one still makes one (``sign_in_record``)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        device = device_id_from_cookie(request)
+        if not device and not request.path.startswith("/api/"):
+            device = device_id_new()
+            request.new_device_id = device  # type: ignore[attr-defined]
+        request.device_id = device  # type: ignore[attr-defined]
         response = self.get_response(request)
-        device = getattr(request, "new_device_id", None)
-        if device:
-            response.set_cookie(
+        new = getattr(request, "new_device_id", None)
+        if new:
+            response.set_signed_cookie(
                 settings.DEVICE_COOKIE_NAME,
-                device,
+                new,
+                salt=DEVICE_COOKIE_SALT,
                 max_age=settings.DEVICE_COOKIE_AGE,
                 secure=settings.SESSION_COOKIE_SECURE,
                 httponly=True,

@@ -266,3 +266,22 @@ class PlayLimit(models.Model):
     def __str__(self) -> str:
         value = "none" if self.value is None else self.value
         return f"{self.user} {self.kind} → {value} from {self.applies_at:%Y-%m-%d %H:%M} UTC"
+
+
+class RealityCheckAnswer(models.Model):
+    """A player answered their reality check ("Keep playing", ``POST /api/account/reality-check/``).
+
+    A check is due once the player's interval (``reality_check_minutes``) has passed since the later of the
+    session's start (their latest sign-in) and their latest answer; while it is due, bets are refused
+    (``accounts.limits.play_limits_check_reality``). Rows are never changed: together they say when the player
+    was reminded and carried on.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    answered_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-answered_at"], name="realitycheck_user_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.user} answered the reality check at {self.answered_at:%Y-%m-%d %H:%M} UTC"

@@ -133,13 +133,18 @@ def sign_up_place_give_back(*, place: SignUpPlace) -> None:
         logger.warning("sign-up limits: could not give a place back", exc_info=True)
 
 
-def player_sign_up(*, form: Any, language: str = "", address: str | None = None) -> tuple[Any, bool]:
+def player_sign_up(
+    *, form: Any, language: str = "", address: str | None = None, request: HttpRequest | None = None
+) -> tuple[Any, bool]:
     """Create the player from a valid sign-up form (Django's UserCreationForm), their profile (``language``:
     the one they signed up in) and their starting play money, all or nothing. Raises :class:`UsernameTaken`
     when another sign-up took the name in the meantime, :class:`TooManySignUps` past the address's hourly
-    limit (nothing is made). Past the address's credited sign-ups of the day the wallet opens at 0.00, and its
-    first refill comes an hour later (``sign_up_place_take``). Returns the user and whether they got the
-    starting money."""
+    limit, and the refusal of :func:`person_stop_check` when the sign-up looks like the person of an account a
+    restriction stops (by ``request``'s device cookie and address, or the name): nothing is made then, and no
+    money moves. Past the address's credited sign-ups of the day the wallet opens at 0.00, and its first refill
+    comes an hour later (``sign_up_place_take``). Returns the user and whether they got the starting money."""
+    data = form.cleaned_data
+    person_stop_check(request=request, username=str(data.get("username", "")), email=str(data.get("email") or ""))
     place = sign_up_place_take(address=address)
     try:
         with transaction.atomic():
@@ -186,6 +191,8 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
     stop = selectors.active_restriction(user_id=user.pk)
     if stop is not None:
         raise restriction_refusal(stop)
+    if not user.is_staff:
+        person_stop_check(request=request, username=user.get_username(), email=user.email, user_id=user.pk)
     with transaction.atomic():
         token, _created = Token.objects.select_for_update().get_or_create(user=user)
         if token_expired(token.created):
@@ -214,8 +221,8 @@ def player_refill(*, user: User, now: datetime | None = None) -> LedgerTransacti
 def sign_in_record(*, user: User, request: HttpRequest | None, method: str = SignIn.Method.PAGE) -> SignIn:
     """Record a successful sign-in: the client's address (:func:`baccarat_site.client_address.client_address`:
     the connection's, or the one a trusted proxy forwards), the browser and the device cookie. A browser without
-    the cookie is given a new device id here; :class:`baccarat_site.accounts.middleware.DeviceCookieMiddleware`
-    sets it on the response."""
+    the cookie is given a new device id (:class:`baccarat_site.accounts.middleware.DeviceCookieMiddleware` gives
+    one on every first page, and sets it on the response)."""
     address, agent, device = None, "", ""
     if request is not None:
         meta = request.META
@@ -223,15 +230,88 @@ def sign_in_record(*, user: User, request: HttpRequest | None, method: str = Sig
         agent = str(meta.get("HTTP_USER_AGENT", ""))[:300]
         device = _device_id_of(request)
         if not device and method == SignIn.Method.PAGE:
-            device = secrets.token_urlsafe(24)
-            request.new_device_id = device  # type: ignore[attr-defined]
+            device = device_id_new()
+            request.device_id = request.new_device_id = device  # type: ignore[attr-defined]
     return SignIn.objects.create(user=user, method=method, ip_address=address, user_agent=agent, device_id=device)
 
 
-def _device_id_of(request: HttpRequest) -> str:
-    """The browser's device cookie, if it looks like one of ours (random URL-safe text, at most 64 characters)."""
-    value = request.COOKIES.get(settings.DEVICE_COOKIE_NAME, "")
+#: The salt of the device cookie's signature (Django's signed cookies: ``set_signed_cookie``).
+DEVICE_COOKIE_SALT = "baccarat.accounts.device"
+
+
+def device_id_new() -> str:
+    """A new random device id (URL-safe text)."""
+    return secrets.token_urlsafe(24)
+
+
+def device_id_from_cookie(request: HttpRequest) -> str:
+    """The device id of the browser's signed device cookie, or "" without one, or with one we did not sign or
+    that does not look like ours (random URL-safe text, 16 to 64 characters)."""
+    value = str(request.get_signed_cookie(settings.DEVICE_COOKIE_NAME, default="", salt=DEVICE_COOKIE_SALT) or "")
     return value if 16 <= len(value) <= 64 and value.replace("-", "").replace("_", "").isalnum() else ""
+
+
+def _device_id_of(request: HttpRequest) -> str:
+    """The request's device id: the one the middleware read or gave this request, or the cookie's."""
+    given = getattr(request, "device_id", None)
+    return given if isinstance(given, str) and given else device_id_from_cookie(request)
+
+
+# ── exclusion follows the person ────────────────────────────────────────────
+
+
+def person_stop_check(
+    *,
+    request: HttpRequest | None,
+    username: str,
+    email: str = "",
+    user_id: int | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Refuse a sign-up or sign-in that looks like the person of another account a restriction stops now
+    (``selectors.linked_accounts``): this browser's device cookie signed in to it, this address did within
+    ``LINKED_ADDRESS_DAYS``, or ``username`` / ``email`` has the same key as its name or e-mail. A player's own
+    time-out or self-exclusion covers the person: 403 ``timed_out`` / ``self_excluded``, saying until when; a
+    staff suspension or closure: 403 ``linked_account_stopped``. Nothing is written. ``user_id``: the account
+    signing in, which is not its own link."""
+    now = now or timezone.now()
+    days = int(settings.LINKED_ADDRESS_DAYS)
+    address = (client_address(request) or None) if request is not None and days > 0 else None
+    found = selectors.linked_accounts(
+        devices=[_device_id_of(request)] if request is not None else [],
+        addresses=[address] if address else [],
+        name=username,
+        email=email,
+        since=now - timedelta(days=days),
+        exclude_user_id=user_id,
+        stopped_only=True,
+        now=now,
+    )
+    if not found:
+        return
+    own = [f for f in found if f.stop_kind in (Restriction.Kind.TIME_OUT, Restriction.Kind.SELF_EXCLUSION)]
+    if own:
+        link = max(own, key=lambda f: f.stop_ends_at or now)
+        until = formats.date_format(link.stop_ends_at, "Y-m-d H:i") + " UTC" if link.stop_ends_at else ""
+        if link.stop_kind == Restriction.Kind.TIME_OUT:
+            detail = _(
+                "You are taking a time-out until %(until)s. It covers you, not one account: no other account "
+                "can be opened or used until then."
+            )
+        else:
+            detail = _(
+                "You have excluded yourself from play until %(until)s. It covers you, not one account: no other "
+                "account can be opened or used until then."
+            )
+        logger.info("person check: refused %s, linked to %s by %s", username, link.username, ",".join(link.via))
+        code = REFUSAL_CODES[Restriction.Kind(str(link.stop_kind))]
+        raise DomainError(detail % {"until": until}, code=code, status=403)
+    logger.info("person check: refused %s, linked to %s by %s", username, found[0].username, ",".join(found[0].via))
+    raise DomainError(
+        _("An account of yours is suspended or closed. Please contact support."),
+        code="linked_account_stopped",
+        status=403,
+    )
 
 
 # ── restrictions: suspension, closure, time-out, self-exclusion ─────────────

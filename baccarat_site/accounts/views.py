@@ -91,7 +91,10 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             user, credited = services.player_sign_up(
-                form=form, language=translation.get_language() or "", address=client_address(request)
+                form=form,
+                language=translation.get_language() or "",
+                address=client_address(request),
+                request=request,
             )
         except services.UsernameTaken:
             form.add_error("username", _("That username is taken: please choose another."))
@@ -107,6 +110,9 @@ def signup(request: HttpRequest) -> HttpResponse:
                 )
                 % {"minutes": minutes},
             )
+        except DomainError as error:  # the person's own stop, or a staff stop on an account of theirs
+            status = error.status
+            form.add_error(None, error.detail)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             if not credited:

@@ -3,7 +3,15 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from baccarat_site.accounts.apis import LimitsApi, LogoutApi, RefillApi, SelfExclusionApi, TimeOutApi, TokenApi
+from baccarat_site.accounts.apis import (
+    LimitsApi,
+    LogoutApi,
+    RealityCheckApi,
+    RefillApi,
+    SelfExclusionApi,
+    TimeOutApi,
+    TokenApi,
+)
 from baccarat_site.api.errors import api_not_found
 from tables import apis as table_apis
 from tables import dealer_apis
@@ -23,6 +31,7 @@ urlpatterns = [
     path("account/time-out/", TimeOutApi.as_view(), name="api-account-time-out"),
     path("account/self-exclusion/", SelfExclusionApi.as_view(), name="api-account-self-exclusion"),
     path("account/limits/", LimitsApi.as_view(), name="api-account-limits"),
+    path("account/reality-check/", RealityCheckApi.as_view(), name="api-account-reality-check"),
     path("dealer/tables/<int:table_id>/", dealer_apis.ConsoleApi.as_view(), name="api-dealer-console"),
     path("dealer/tables/<int:table_id>/cards/", dealer_apis.CardScanApi.as_view(), name="api-dealer-cards"),
     path("dealer/tables/<int:table_id>/burn/", dealer_apis.BurnApi.as_view(), name="api-dealer-burn"),

@@ -40,7 +40,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from baccarat_site import money, roles
-from baccarat_site.accounts.limits import play_limits_check_bets
+from baccarat_site.accounts.limits import play_limits_check_bets, play_limits_check_reality
 from baccarat_site.accounts.models import Restriction
 from baccarat_site.accounts.selectors import ACTIVE_RESTRICTION_JOIN
 from baccarat_site.accounts.services import restriction_refusal
@@ -390,6 +390,7 @@ def _place(
         if stopped[1] is not None:
             raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
         play_limits_check_bets(user_id=user.pk, bets=bets, now=now)  # the player's own limits, under the lock
+        play_limits_check_reality(user_id=user.pk, now=now)  # an unanswered reality check holds every bet
 
         # The personal maximum is read now, not with the round's terms: a supervisor's change (it only ever
         # narrows the table's limits) applies from the player's next confirm.

@@ -19,7 +19,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from baccarat_site.accounts.limits import play_limits_set
-from baccarat_site.accounts.models import Restriction, SignIn
+from baccarat_site.accounts.models import RealityCheckAnswer, Restriction, SignIn
 from tables.models import Round
 from tables.services.placement import bet_place
 from tests.browser.helpers import AMOUNT, MONEY_LIKE, PASSWORD, english_sources, in_own_thread, log_in, wait_for_betting
@@ -39,8 +39,11 @@ def player(name: str):
 
 
 def reality_check_due_soon(user) -> None:
-    """The player's session began 15 minutes ago less 3 seconds: with a 15-minute reality check, it is due."""
-    SignIn.objects.filter(user=user).update(at=timezone.now() - timedelta(minutes=15) + timedelta(seconds=3))
+    """The player's session began (and any answer to the check came) 15 minutes ago less 3 seconds: with a
+    15-minute reality check, it is due in 3 seconds."""
+    moment = timezone.now() - timedelta(minutes=15) + timedelta(seconds=3)
+    SignIn.objects.filter(user=user).update(at=moment)
+    RealityCheckAnswer.objects.filter(user=user).update(answered_at=moment)
 
 
 def test_a_time_out_taken_in_another_tab_ends_the_table_page_and_no_bet_goes_through(casino_url, page, console_errors):
