@@ -251,9 +251,10 @@ FOR SHARE OF r
 """
 
 # In one round trip, under the wallet lock: whether the player may bet now (the account is active, it is no staff
-# account: neither ``is_staff``/``is_superuser`` nor in a staff role's group (``roles.is_staff_member``), and no restriction, accounts.Restriction, is running),
-# the player's stake per type on the round so far, whether the key is taken, the player's personal maximum
-# (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one index probe) and ids for the new bets.
+# account: neither ``is_staff``/``is_superuser`` nor in a staff role's group, as ``roles.is_staff_member``, and no
+# restriction, accounts.Restriction, is running), the player's stake per type on the round so far, whether the key
+# is taken, the player's personal maximum (baccarat_site.accounts.models.PlayerLimit, read by its primary key: one
+# index probe) and ids for the new bets.
 _MINE_ON_ROUND = """
 SELECT 'user', r.kind,
     CASE WHEN NOT u.is_active THEN 0
