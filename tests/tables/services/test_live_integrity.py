@@ -169,3 +169,29 @@ def test_the_admin_round_page_names_the_dealer_and_who_scanned_each_card(dealer,
     assert "Scanned by" in html
     assert html.count('<td class="scanned-by">sam</td>') == 2
     assert "sam" in html.split("Dealer", 1)[1][:400]
+
+
+def test_a_void_repeated_after_its_round_settled_touches_nothing(dealer, supervisor):
+    """The finding: a repeated void cancelled the *next* round. A void names its round: after that round has
+    settled it is refused, and the round now open keeps its bets."""
+    clock = Clock()
+    table = live_table(dealer)
+    alice = make_player("alice", "100.00")
+    ready_shoe(table, dealer, clock)
+    drive_to_state(table, clock, Round.State.DEALING)
+    settled = latest_round(table)
+    scan(table, dealer, clock, "4H 2C 3D 5S")  # player 7, banker 7: no third card
+    drive_to_state(table, clock, Round.State.SETTLED)
+    following = drive_to_state(table, clock, Round.State.BETTING)
+    place(alice, following, clock, ("banker", "10.00"))
+    refused(
+        "round_has_result",
+        dealing.supervisor_void,
+        table_id=table.pk,
+        actor=supervisor,
+        reason="late click",
+        round_id=settled.pk,
+        now=clock.now,
+    )
+    assert Round.objects.get(pk=following.pk).state == Round.State.BETTING
+    assert balance_of(alice) == Decimal("90.00")
