@@ -218,6 +218,16 @@ def current_round(table_id: int) -> Round | None:
     return Round.objects.filter(table_id=table_id).select_related("shoe", "table__variant").order_by("-id").first()
 
 
+def table_terms_now(table: Table) -> dict[str, Any]:
+    """The terms a table page draws first (``Round.terms``' shape): its current round's (:func:`current_round`, the
+    round the snapshot then draws), else what its next round would open with from its current shoe. Never the
+    variant's odds of now over a round that opened with others."""
+    round_ = current_round(table.pk)
+    if round_ is not None and round_.terms:
+        return cast("dict[str, Any]", round_.terms)
+    return table.terms(decks=table_decks(table))
+
+
 def round_bet_types(round_: Round) -> list[str]:
     """Bet types offered in this round (offered at the table and not past their shoe-round limit)."""
     limits = round_.terms["limits"] if round_.terms else round_.table.variant.limits_dict()
