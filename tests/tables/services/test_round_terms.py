@@ -70,7 +70,8 @@ def test_a_one_deck_shoe_after_a_switch_to_an_eight_deck_variant_neither_offers_
     Table.objects.filter(pk=table.pk).update(variant=eight_decks)  # the operator switches mid-shoe
     ticker.table_step(table_id=table.pk, now=clock.now)
     nxt = drive_to_state(table, clock, "betting")
-    assert nxt.shoe_id == first.shoe_id and nxt.shoe.decks == 1
+    assert nxt.shoe_id == first.shoe_id
+    assert nxt.shoe.decks == 1
     assert "perfect_pair" not in nxt.terms["limits"]["per_type"]
     assert "perfect_pair" not in nxt.terms["limits"]["unavailable_after"]
     assert "perfect_pair" not in round_bet_types(nxt)
