@@ -87,8 +87,10 @@ class VariantForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # Said before the column's "no more than 12 digits", which an operator has to count out.
-        self.fields["pb_difference_limit"].validators.insert(0, MaxValueValidator(LARGEST_STAKE))
+        # Said before the column's "no more than 12 digits", which an operator has to count out. Absent from a
+        # view-only form (an auditor's: every field is read-only there).
+        if "pb_difference_limit" in self.fields:
+            self.fields["pb_difference_limit"].validators.insert(0, MaxValueValidator(LARGEST_STAKE))
 
     #: Set by VariantAdmin.get_form when the operator pressed "Preview odds": the form never counts as valid,
     #: so the admin saves nothing and shows the page again, with the odds of the posted values.

@@ -10,9 +10,10 @@ from django.contrib.admin.models import LogEntry as AdminLogEntry
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from baccarat_site import roles
 from tables.models import Table, Variant, VariantBet
 from tables.services.variants import variant_create
-from tests.factories import make_table, make_user, make_variant
+from tests.factories import make_staff, make_table, make_user, make_variant
 from tests.tables.browser_form import form_data
 from tests.tables.services.rounds_kit import fast_table
 from tests.tables.test_admin_operators import variant_form
@@ -341,3 +342,22 @@ def test_previewing_invalid_settings_shows_the_errors_and_no_odds(client, operat
     assert "Correct the errors on this page to see its exact odds." in page
     assert odds_panel(page) == ""
     assert snapshot(variant) == before
+
+
+def test_an_auditor_reads_the_variant_list_and_a_variant_page_and_changes_nothing(client, db):
+    """Auditors hold only view permissions (baccarat_site.roles): the variant pages are theirs to read."""
+    variant = make_variant("Audited")
+    make_table("Audited table", variant)
+    auditor = make_staff("ada", roles.AUDITORS)
+    client.force_login(auditor)
+    listing = client.get("/admin/tables/variant/")
+    assert listing.status_code == 200
+    assert "Audited" in listing.content.decode()
+    page = client.get(change_url(variant))
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+    before = Variant.objects.get(pk=variant.pk).pays_tie
+    refused = client.post(change_url(variant), {"name": "Renamed", "pays_tie": "9.00"})
+    assert refused.status_code == 403
+    assert Variant.objects.get(pk=variant.pk).name == "Audited"
+    assert Variant.objects.get(pk=variant.pk).pays_tie == before
