@@ -30,7 +30,7 @@ from django.utils.html import format_html, format_html_join
 
 from baccarat_site import money, roles
 from baccarat_site.errors import DomainError
-from tables.engine import DEFAULT_UNAVAILABLE_AFTER, bet_distributions, house_edges
+from tables.engine import DEFAULT_UNAVAILABLE_AFTER, bet_distributions, house_edge_text, house_edges, rtp_text
 from tables.models import (
     BONUS_MARGINS,
     LARGEST_STAKE,
@@ -225,8 +225,8 @@ class VariantAdmin(admin.ModelAdmin):
                     name.replace("_", " "),
                     f"{float(win):.4%}",
                     f"{float(push):.4%}",
-                    f"{float(edge):.4%}",
-                    f"{float(1 - edge):.4%}",
+                    house_edge_text(edge, places=4),  # as the rules page writes them, to four places
+                    rtp_text(edge, places=4),
                     "player advantage" if edge < 0 else "",
                 )
             )

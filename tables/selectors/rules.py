@@ -20,8 +20,10 @@ from tables.engine import (
     Limits,
     Paytable,
     bet_distributions,
+    house_edge_text,
     odds_label,
     payout_label,
+    rtp_text,
 )
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES, MODE_NAMES, TABLE_STATUS_NAMES, label
@@ -92,8 +94,9 @@ def _odds_rows(decks: int, paytable: Paytable, offered: set[str]) -> list[dict[s
                 "win": percent(bet.win),
                 # A push only where a bet can push (Player, Banker, the Bonus bets on a natural tie).
                 "push": percent(bet.push) if bet.push else "",
-                "house_edge": percent(bet.house_edge),
-                "rtp": percent(bet.rtp),
+                # The return truncated, the edge its complement (tables.engine.display): never a flattering figure.
+                "house_edge": house_edge_text(bet.house_edge),
+                "rtp": rtp_text(bet.house_edge),
             }
         )
     return rows

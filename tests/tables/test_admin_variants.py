@@ -325,6 +325,13 @@ def test_previewing_shows_the_odds_of_the_posted_offered_bets(client, operator):
     assert snapshot(variant) == before
 
 
+def test_the_odds_panel_shows_the_return_to_player_truncated(client, operator):
+    variant = make_variant("One deck", decks=1, cut_min=12, cut_max=13)
+    panel = odds_panel(client.get(change_url(variant)).content.decode())
+    assert "98.9882%" in panel  # one deck's Banker returns 98.98825…%
+    assert "98.9883%" not in panel
+
+
 def test_previewing_a_new_variant_creates_nothing(client, operator):
     assert "Press “Preview odds”" in client.get(ADD).content.decode()
     response = client.post(ADD, variant_form(pays_tie="9", _preview="Preview odds"))

@@ -48,6 +48,14 @@ def test_an_eight_deck_table_with_the_default_paytable_shows_the_exact_edges(cli
     assert tie["push"] == "—"
 
 
+def test_the_return_to_player_is_shown_truncated_never_rounded_up(client, db):
+    # One deck's Banker returns 98.98825…%: 98.98%, not 98.99%; its edge 1.01174…% stays rounded to the nearest.
+    table = make_table("One deck", make_variant("One deck", decks=1, cut_min=12, cut_max=13))
+    banker = odds_row(page(client, table), "banker")
+    assert banker["rtp"] == "98.98%"
+    assert banker["house_edge"] == "1.01%"
+
+
 def test_a_table_paying_tie_nine_to_one_shows_its_own_edge(client, db):
     table = make_table("Nine", make_variant("Tie 9", paytable={"tie": "9"}))
     tie = odds_row(page(client, table), "tie")
