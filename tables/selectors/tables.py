@@ -117,7 +117,9 @@ def table_decks(table: Table) -> int:
 
 
 def _table_row(table: Table, round_: Round | None, decks: int) -> dict[str, Any]:
-    limits = table.limits_dict()  # the variant's, narrowed by the table's own
+    # The variant's, narrowed by the table's own, less the bets the current shoe's decks can never pay (what
+    # its next round opens with: no Perfect Pair from a one-deck shoe, whatever the variant says now).
+    limits = table.terms(decks=decks)["limits"]
     return {
         "id": table.pk,
         "name": table.name,
