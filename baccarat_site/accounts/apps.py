@@ -62,3 +62,6 @@ class AccountsConfig(AppConfig):
         pre_save.connect(signals.password_saving, sender=get_user_model(), dispatch_uid="baccarat-password-saving")
         post_save.connect(signals.password_saved, sender=get_user_model(), dispatch_uid="baccarat-password-saved")
         user_logged_out.connect(signals.signed_out, dispatch_uid="baccarat-signed-out")
+        # So does a deactivation (is_active turned off), by the admin or any code.
+        pre_save.connect(signals.activity_saving, sender=get_user_model(), dispatch_uid="baccarat-activity-saving")
+        post_save.connect(signals.activity_saved, sender=get_user_model(), dispatch_uid="baccarat-activity-saved")

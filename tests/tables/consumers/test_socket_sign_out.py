@@ -225,3 +225,22 @@ async def test_a_signed_in_socket_still_opens_signed_in():
     communicator = await socket_of(table.pk, alice, await database_sync_to_async(browser_of)(alice))
     assert await communicator.receive_nothing(timeout=0.5)
     await communicator.disconnect()
+
+
+async def test_deactivating_an_account_closes_its_open_sockets_with_4401_and_no_one_elses():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice")
+    bob = await database_sync_to_async(make_player)("bob")
+    on_laptop = await socket_of(table.pk, alice, await database_sync_to_async(browser_of)(alice))
+    bobs = await socket_of(table.pk, bob, await database_sync_to_async(browser_of)(bob))
+
+    def deactivate() -> None:
+        user = type(alice).objects.get(pk=alice.pk)
+        user.is_active = False
+        user.save()  # as the admin's user form saves it
+
+    await database_sync_to_async(deactivate)()
+    assert await closed_with(on_laptop) == 4401
+    assert await bobs.receive_nothing(timeout=1)
+    for communicator in (on_laptop, bobs):
+        await communicator.disconnect()
