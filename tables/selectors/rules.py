@@ -28,7 +28,7 @@ from tables.engine import (
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES, MODE_NAMES, TABLE_STATUS_NAMES, label
 from tables.models import Table, Variant, default_limits
-from tables.selectors.tables import current_decks, table_decks, table_terms_now
+from tables.selectors.tables import current_decks, table_decks
 
 #: The deck count the general rules page prices its odds for.
 DEFAULT_DECKS = 8
@@ -213,10 +213,10 @@ def rules_for_table(table_id: int) -> dict[str, Any] | None:
         return None
     variant = table.variant
     # The odds of the shoe being dealt now: a variant switched to another deck count changes the next shoe. The
-    # bets and the paytable are the current round's (table_terms_now), as the table page shows them: only the
-    # bets this shoe's decks can pay (no Perfect Pair from a one-deck shoe whatever the variant says now).
+    # terms are what the table's next round opens with (a variant's edit shows at once): only the bets this
+    # shoe's decks can pay (no Perfect Pair from a one-deck shoe, whatever the variant says now).
     decks = table_decks(table)
-    terms = table_terms_now(table)
+    terms = table.terms(decks=decks)
     page = _page(decks=decks, paytable=Paytable.from_dict(terms["paytable"]), limits=Limits.from_dict(terms["limits"]))
     page["table"] = {
         "id": table.pk,

@@ -165,7 +165,7 @@ def test_the_odds_are_computed_once_per_decks_and_paytable():
 
 
 def test_a_one_deck_shoe_dealt_after_a_switch_to_eight_decks_lists_no_perfect_pair(client, db):
-    """The table's rules are its current round's terms: the one-deck shoe still being dealt offers no Perfect
+    """The table's rules are what its next round opens with: the one-deck shoe still being dealt offers no Perfect
     Pair (it can never win there), although the table's variant now has eight decks and offers it."""
     table = fast_table(variant=make_variant("One deck", decks=1, cut_min=12, cut_max=13))
     clock = Clock()
