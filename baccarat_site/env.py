@@ -73,12 +73,9 @@ def var_dir() -> Path:
 def development_mode() -> bool:
     """Development (embedded servers, a development key) or production (everything from the environment).
 
-    ``BACCARAT_DEV=1`` / ``0`` decides when set (``make run`` and ``make test`` set 1). Otherwise it is
-    development with ``DEBUG`` on, or in a checkout that already runs next to its embedded servers (``var/``
-    exists: ``make run`` or ``make test`` made it), so ``manage.py`` there works as before. Anything else is
-    production: a box that lost a URL refuses to start instead of quietly starting a database of its own.
+    ``BACCARAT_DEV=1`` says development (``make run``, ``make test``, ``python -m baccarat_site.run`` and the test
+    set-up set it); anything else, unset included, is production. Nothing is guessed: not from ``DEBUG``, not from
+    a ``var/`` folder left next to the code (a production box with a copy of ``var/`` would otherwise start on a
+    development key and a database of its own). A production box that lost a URL refuses to start.
     """
-    explicit = os.environ.get("BACCARAT_DEV", "").strip()
-    if explicit:
-        return env_bool("BACCARAT_DEV")
-    return env_bool("DEBUG") or var_dir().is_dir()
+    return env_bool("BACCARAT_DEV")

@@ -17,6 +17,8 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
+from baccarat_site.numbers import whole_number
+
 DEFAULT_MASTER = "mymaster"
 # Asking one sentinel where the primary is must not hang on a dead one: the next is tried after this long.
 SENTINEL_SOCKET_TIMEOUT = 2.0
@@ -81,9 +83,10 @@ def redis_sentinel_from_env(environ: Mapping[str, str] = os.environ) -> RedisSen
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", master):
         raise ImproperlyConfigured(f"REDIS_SENTINEL_MASTER={master!r}: letters, digits, '.', '_' and '-' only.")
     db_value = environ.get("REDIS_SENTINEL_DB", "").strip() or "0"
-    if not db_value.isdigit():
+    db = whole_number(db_value, max_digits=5)
+    if db is None:
         raise ImproperlyConfigured(f"REDIS_SENTINEL_DB={db_value!r} is not a database number (0, 1, 2...).")
-    return RedisSentinel(sentinels=parse_sentinels(value), master=master, db=int(db_value))
+    return RedisSentinel(sentinels=parse_sentinels(value), master=master, db=db)
 
 
 def cache_backend(redis_url: str, sentinel: RedisSentinel | None) -> dict[str, Any]:

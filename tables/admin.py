@@ -30,7 +30,7 @@ from django.utils.html import format_html, format_html_join
 
 from baccarat_site import money, roles
 from baccarat_site.errors import DomainError
-from tables.engine import DEFAULT_UNAVAILABLE_AFTER, bet_distributions, house_edges
+from tables.engine import DEFAULT_UNAVAILABLE_AFTER, bet_distributions, house_edge_text, house_edges, rtp_text
 from tables.models import (
     BONUS_MARGINS,
     LARGEST_STAKE,
@@ -87,8 +87,10 @@ class VariantForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # Said before the column's "no more than 12 digits", which an operator has to count out.
-        self.fields["pb_difference_limit"].validators.insert(0, MaxValueValidator(LARGEST_STAKE))
+        # Said before the column's "no more than 12 digits", which an operator has to count out. Absent from a
+        # view-only form (an auditor's: every field is read-only there).
+        if "pb_difference_limit" in self.fields:
+            self.fields["pb_difference_limit"].validators.insert(0, MaxValueValidator(LARGEST_STAKE))
 
     #: Set by VariantAdmin.get_form when the operator pressed "Preview odds": the form never counts as valid,
     #: so the admin saves nothing and shows the page again, with the odds of the posted values.
@@ -223,8 +225,8 @@ class VariantAdmin(admin.ModelAdmin):
                     name.replace("_", " "),
                     f"{float(win):.4%}",
                     f"{float(push):.4%}",
-                    f"{float(edge):.4%}",
-                    f"{float(1 - edge):.4%}",
+                    house_edge_text(edge, places=4),  # as the rules page writes them, to four places
+                    rtp_text(edge, places=4),
                     "player advantage" if edge < 0 else "",
                 )
             )

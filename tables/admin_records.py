@@ -42,6 +42,7 @@ from django.utils.safestring import SafeString, mark_safe
 from baccarat_site import csvexport, money
 from baccarat_site.adminkit import ReadOnlyAdmin, ReadOnlyMixin
 from baccarat_site.audit import who
+from baccarat_site.numbers import whole_number
 from tables.engine import BET_TYPES
 from tables.engine.cards import Card
 from tables.engine.display import odds_label, payout_label
@@ -116,7 +117,7 @@ def _change_link(obj: Any, text: Any = None) -> SafeString:
 def _id_term(search_term: str) -> int | None:
     """A search term that is an id ("1234" or "#1234"), else None."""
     digits = search_term.strip().removeprefix("#")
-    return int(digits) if digits.isdigit() and len(digits) <= 18 else None
+    return whole_number(digits)  # ASCII digits only: "²", "①" or 5,000 digits are no id (not a 500)
 
 
 WINNERS = {"player": "Player", "banker": "Banker", "tie": "Tie"}

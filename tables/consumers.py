@@ -10,7 +10,8 @@ per player and per address (``tables.socketcap``, 4430). Nothing a client sends 
 every local socket, ``tables.broadcast``); a signed-out watcher has no channel of its own at all. A signed-in
 player's socket also joins ``user_<id>``, for ``round.settled`` (of this table; another table's becomes a
 ``wallet.changed``), ``wallet.changed`` (a confirm at any table) and ``session.ended`` (a sign-out or a password
-change: the close 4401). On connect the socket gets a snapshot (the hub's, with the
+change: the close 4401); once it has joined, its session is read again (signed out or deactivated meanwhile:
+the close 4401, before any snapshot). On connect the socket gets a snapshot (the hub's, with the
 recent ``chat``, plus the player's own part), then the events that arrived meanwhile which the snapshot does not
 already hold (by epoch and ``seq``). Client frames: ``ping``, ``snapshot``, ``place_bets`` (the session read
 again and the confirm rate shared with REST, then ``tables.services.placement.bet_place``) and ``chat.send``
@@ -78,11 +79,17 @@ CLOSE_TOO_MANY_SOCKETS = 4430  # over WS_MAX_SOCKETS_PER_PLAYER or _PER_ADDRESS 
 PERSONAL_EVENTS = frozenset({"round.settled", "wallet.changed"})
 
 
+def _still_signed_in(session: Any, user_id: int) -> bool:
+    """Whether the socket's session still exists and still signs in ``user_id``, an active account: read afresh,
+    as the socket's user was read once, when it connected."""
+    user = session_user(session_key=getattr(session, "session_key", None))
+    return user is not None and user.pk == user_id
+
+
 def _may_bet(session: Any, user_id: int) -> dict[str, Any] | None:
     """Before a socket's bet: is its player still signed in (not logged out, not disabled), and within the
     confirm rate that REST shares? None if so, else the error frame's body."""
-    user = session_user(session_key=getattr(session, "session_key", None))
-    if user is None or user.pk != user_id:
+    if not _still_signed_in(session, user_id):
         return {"code": "not_authenticated", "detail": "Your session has ended; sign in again to bet."}
     retry_after = bet_rate_take(user_id=user_id)
     if retry_after is not None:
@@ -248,6 +255,15 @@ class TableConsumer(GuardedJsonConsumer):
         self._joined = True
         for group in self.groups:
             await self.channel_layer.group_add(group, self.channel_name)
+        if self.user is not None and not await database_sync_to_async(_still_signed_in)(
+            self.scope.get("session"), self.user.pk
+        ):
+            # Signed out, its password changed, or the account deactivated since the gate read the user: the
+            # ``session.ended`` was sent before this socket could hear it. Read now, after the join, so a sign-out
+            # racing with this connect is either seen here or heard on ``user_<id>``. Closed as a sign-out is.
+            self.ended = True
+            await self.close(code=CLOSE_SIGNED_OUT)
+            return
         if self.groups:  # channels_redis forgets group members after group_expiry: rejoin well before
             self._rejoin = asyncio.get_running_loop().call_later(rejoin_seconds(), self._schedule_rejoin)
         if self.user is not None:  # the lobby counts signed-in players at the table (tables.presence)

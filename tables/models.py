@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields as dataclass_fields
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from auditlog.registry import auditlog
@@ -274,14 +275,11 @@ class Variant(models.Model):
                     ]
         return errors
 
-    def bets_that_never_win(self, bet_types: Iterable[str]) -> list[str]:
-        """Those of ``bet_types`` whose exact chance of winning is 0 for this deck count and paytable."""
-        distributions = engine.bet_distributions(self.decks, self.engine_paytable())
-        return [
-            t
-            for t in sorted(bet_types, key=_BET_TYPES.index)
-            if t in distributions and not any(p for net, p in distributions[t].items() if net > 0)
-        ]
+    def bets_that_never_win(self, bet_types: Iterable[str], decks: int | None = None) -> list[str]:
+        """Those of ``bet_types`` whose exact chance of winning is 0 for this paytable and ``decks`` (by default
+        this variant's deck count; a round asks with its shoe's, which keeps its decks when the variant changes)."""
+        never = _never_winning(decks or self.decks, self.engine_paytable())
+        return [t for t in sorted(bet_types, key=_BET_TYPES.index) if t in never]
 
     def player_advantages(self) -> dict[str, Any]:
         """Bets whose exact house edge for this deck count and paytable is negative: {bet: edge}."""
@@ -607,9 +605,17 @@ class Table(models.Model):
             limits["pb_difference"] = str(min(Decimal(limits["pb_difference"]), self.pb_difference_limit))
         return limits
 
-    def terms(self) -> dict[str, Any]:
-        """What a round at this table opens with and keeps: the variant's paytable and this table's limits."""
-        return {"paytable": self.variant.paytable_dict(), "limits": self.limits_dict()}
+    def terms(self, decks: int | None = None) -> dict[str, Any]:
+        """What a round at this table opens with and keeps: the variant's paytable and this table's limits,
+        offering only the bets that can win with ``decks``, the decks of the shoe being dealt (a shoe keeps its
+        deck count when an operator switches the table to a variant with more or fewer decks mid-shoe: a
+        one-deck shoe never offers Perfect Pair, whatever the variant says now). None: the variant's decks."""
+        limits = self.limits_dict()
+        if decks is not None:
+            for bet_type in self.variant.bets_that_never_win(limits["per_type"], decks):
+                del limits["per_type"][bet_type]
+                limits["unavailable_after"].pop(bet_type, None)
+        return {"paytable": self.variant.paytable_dict(), "limits": limits}
 
     def engine_limits(self) -> engine.Limits:
         return engine.Limits.from_dict(self.limits_dict())
@@ -724,6 +730,14 @@ class Shoe(models.Model):
         ``ShoeState.to_dict``), else its card count / 52; None for a placeholder state without either. A shoe
         keeps its deck count when its table's variant changes (the next shoe takes the new one)."""
         return decks_of_state(self.state)
+
+
+@lru_cache(maxsize=64)
+def _never_winning(decks: int, paytable: Paytable) -> frozenset[str]:
+    """The bets whose exact chance of winning is 0 with ``decks`` and ``paytable``. Pure, so kept per pair: every
+    round that opens, and every table the lobby lists, asks it."""
+    distributions = engine.bet_distributions(decks, paytable)
+    return frozenset(name for name, dist in distributions.items() if not any(p for net, p in dist.items() if net > 0))
 
 
 def decks_of_state(state: Any) -> int | None:

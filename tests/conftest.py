@@ -31,6 +31,9 @@ from baccarat_site.embedded import ensure_services
 from tables import events
 from tests.clock import FakeClock
 
+# The tests are development (baccarat_site.env.development_mode reads BACCARAT_DEV only, and guesses nothing),
+# also when pytest is run without make; every process a test starts inherits it (tests.processes.process_env).
+os.environ.setdefault("BACCARAT_DEV", "1")
 ensure_services()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "baccarat_site.settings")
 django.setup()

@@ -78,6 +78,15 @@ def test_a_bad_value_in_the_form_shows_why_in_russian_and_changes_nothing(client
     assert not PlayLimit.objects.exists()
 
 
+@pytest.mark.parametrize("minutes", ["²", "①", "١٢٠", "9" * 5000])
+def test_minutes_that_only_look_like_digits_get_a_message_in_the_form_not_a_500(client, nina, minutes):
+    client.force_login(nina)
+    answer = client.post(LIMITS, {"session_minutes": minutes})
+    assert answer.status_code == 200
+    assert "session_minutes" in page_text(answer)
+    assert not PlayLimit.objects.exists()
+
+
 def test_the_page_form_needs_a_post_and_a_player(client, nina):
     assert client.post(LIMITS, {"wager_day": "10"}).status_code == 302  # to the sign-in page
     client.force_login(nina)

@@ -69,3 +69,6 @@ class AccountsConfig(AppConfig):
         )
         pre_save.connect(signals.staff_saving, sender=user_model, dispatch_uid="baccarat-staff-saving")
         post_save.connect(signals.staff_saved, sender=user_model, dispatch_uid="baccarat-staff-saved")
+        # So does a deactivation (is_active turned off), by the admin or any code.
+        pre_save.connect(signals.activity_saving, sender=get_user_model(), dispatch_uid="baccarat-activity-saving")
+        post_save.connect(signals.activity_saved, sender=get_user_model(), dispatch_uid="baccarat-activity-saved")

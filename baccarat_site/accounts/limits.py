@@ -66,6 +66,7 @@ from baccarat_site.audit import audit
 from baccarat_site.clock import iso
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import DomainError
+from baccarat_site.numbers import whole_number
 from tables.selectors.outcomes import payout_sql
 from wallets.selectors import refill_reference
 
@@ -507,9 +508,9 @@ def parse_limit(kind: str, raw: Any) -> Decimal | None:
                 _('%(name)s: send an amount greater than zero, like "100.00", or null for none.') % {"name": kind}
             )
         return value
-    if isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).isdigit():
+    minutes = whole_number(raw, max_digits=9)  # ASCII digits only: "²", "①" or 5,000 digits are refused, not a 500
+    if minutes is None:
         raise InvalidLimit(_("%(name)s: send a whole number of minutes, or null for none.") % {"name": kind})
-    minutes = int(raw)
     if kind == "session_minutes" and not SESSION_MINUTES_MIN <= minutes <= SESSION_MINUTES_MAX:
         raise InvalidLimit(
             _("session_minutes: between %(low)s and %(high)s minutes.")

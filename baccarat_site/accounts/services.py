@@ -576,6 +576,15 @@ def account_signed_out(*, user: User, session: SessionBase | None) -> None:
         sockets_close(user=user, session_key=session_key, reason="signed_out")
 
 
+def account_deactivated(*, user: User) -> None:
+    """An account was deactivated (``is_active`` turned off, by the admin or any code that saves the user): its API
+    token is revoked and every open socket of it is closed with 4401 after commit, as a sign-out closes its own.
+    Its sessions already sign no one in (the auth backend refuses an inactive user)."""
+    with transaction.atomic():
+        api_token_revoke(user=user)
+        sockets_close(user=user, reason="deactivated")
+
+
 def account_password_changed(*, user: User) -> None:
     """A player's password changed, by any path (the password page, the admin, ``changepassword``): their API
     token is revoked and every open socket of theirs is closed (the sessions it invalidated reconnect as

@@ -27,6 +27,24 @@ def password_saving(sender: Any, instance: Any, update_fields: Any = None, **kwa
     instance._password_disabled = stored is not None and stored != instance.password
 
 
+def activity_saving(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    """``pre_save`` of the user model: note whether a saved user is being deactivated (``is_active`` from on to
+    off), for :func:`activity_saved`. Read only when the user being saved is inactive."""
+    instance._deactivating = False
+    if instance.pk is None or instance.is_active or (update_fields is not None and "is_active" not in update_fields):
+        return
+    was_active = type(instance)._default_manager.filter(pk=instance.pk).values_list("is_active", flat=True).first()
+    instance._deactivating = bool(was_active)
+
+
+def activity_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any) -> None:
+    """``post_save`` of the user model: a deactivated account's open sockets close (4401) and its token goes."""
+    if created or not getattr(instance, "_deactivating", False):
+        return
+    instance._deactivating = False
+    services.account_deactivated(user=instance)
+
+
 def password_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any) -> None:
     """``post_save`` of the user model. ``set_password`` leaves the new raw password on ``_password`` until the
     save after it has run (Django's own hook for the validators' ``password_changed``), so this sees every

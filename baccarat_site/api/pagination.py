@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.db.models import QuerySet
@@ -13,13 +12,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-# ASCII digits only, and few of them: str.isdigit() accepts "²" and "①", which int() then refuses (a 500), and
-# int() reads "٣" as 3; a number of thousands of digits is past int()'s own limit for strings.
-_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+from baccarat_site.numbers import whole_number
 
 
 def _whole_number(raw: str) -> bool:
-    return _WHOLE_NUMBER.fullmatch(raw) is not None
+    return whole_number(raw) is not None  # ASCII digits only, and few of them (baccarat_site.numbers)
 
 
 class Pagination(PageNumberPagination):

@@ -6,7 +6,7 @@ shoe (``fair``, ``shoe``), exact odds (``odds``) and scoreboard roads (``roads``
 
 from .bets import BET_TYPES, MODES
 from .cards import RANKS, SUITS, Card, Rank, Suit, parse_cards
-from .display import chip_denominations, odds_label, payout_label, payout_labels
+from .display import chip_denominations, house_edge_text, odds_label, payout_label, payout_labels, rtp_text
 from .fair import ALGORITHM, commitment, new_server_seed, shuffled_cards, verify_dealt, verify_shoe
 from .limits import DEFAULT_UNAVAILABLE_AFTER, BetViolation, Limits, bet_available, validate_bets
 from .live import CardRefused, LiveShoeState, new_live_shoe, shoe_state
@@ -64,6 +64,7 @@ __all__ = [
     "expected_returns",
     "facts_of",
     "hand_total",
+    "house_edge_text",
     "house_edges",
     "new_live_shoe",
     "new_server_seed",
@@ -78,6 +79,7 @@ __all__ = [
     "player_draws",
     "roads",
     "round_outcomes",
+    "rtp_text",
     "settle",
     "settle_outcome",
     "settlement_table",

@@ -1,10 +1,12 @@
-"""What a table shows next to its bets: payout labels from a paytable, chip denominations from limits.
+"""What a table shows next to its bets: payout labels from a paytable, chip denominations from limits, and the
+return to player and house edge as every page writes them.
 
 Labels use only digits and signs ("0.95:1", "7:2", "1:1 · 6 → 1:2"), so they read the same in every language.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
@@ -69,3 +71,27 @@ def chip_denominations(per_type: Mapping[str, tuple[Decimal, Decimal]]) -> list[
     if len(rack) < RACK_SIZE:  # a narrow range: fill with smaller chips rather than show a short rack
         rack = usable[max(0, len(usable) - RACK_SIZE) :]
     return rack
+
+
+def _percent_units(units: int, places: int) -> str:
+    """``units`` hundredths-of-a-percent-style integer (``places`` decimals) written as "98.98%" / "-0.50%"."""
+    sign = "-" if units < 0 else ""
+    whole, part = divmod(abs(units), 10**places)
+    return f"{sign}{whole}.{part:0{places}d}%" if places else f"{sign}{whole}%"
+
+
+def rtp_text(house_edge: Fraction, places: int = 2) -> str:
+    """The return to player (1 − ``house_edge``) as a percentage **truncated** to ``places`` decimals, never
+    rounded up: a return is not shown above what it is (98.98825…% → "98.98%", not "98.99%"). A return that
+    is exact at ``places`` decimals is shown exactly. Every page and ``manage.py odds`` write it with this."""
+    return _percent_units(math.floor((1 - house_edge) * 100 * 10**places), places)
+
+
+def house_edge_text(house_edge: Fraction, places: int = 2) -> str:
+    """The house edge as a percentage to ``places`` decimals, rounded to the nearest (a half up, away from zero):
+    1.05790…% → "1.06%". Next to :func:`rtp_text` the two may add up to 100% less one in the last place (1.01% and
+    98.98% for one deck's Banker): the return is the figure a player is promised, so it is the one never rounded
+    up."""
+    scaled = abs(house_edge) * 100 * 10**places
+    units = math.floor(scaled + Fraction(1, 2))
+    return _percent_units(-units if house_edge < 0 else units, places)

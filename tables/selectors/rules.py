@@ -20,8 +20,10 @@ from tables.engine import (
     Limits,
     Paytable,
     bet_distributions,
+    house_edge_text,
     odds_label,
     payout_label,
+    rtp_text,
 )
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES, MODE_NAMES, TABLE_STATUS_NAMES, label
@@ -92,8 +94,9 @@ def _odds_rows(decks: int, paytable: Paytable, offered: set[str]) -> list[dict[s
                 "win": percent(bet.win),
                 # A push only where a bet can push (Player, Banker, the Bonus bets on a natural tie).
                 "push": percent(bet.push) if bet.push else "",
-                "house_edge": percent(bet.house_edge),
-                "rtp": percent(bet.rtp),
+                # The return truncated, the edge its complement (tables.engine.display): never a flattering figure.
+                "house_edge": house_edge_text(bet.house_edge),
+                "rtp": rtp_text(bet.house_edge),
             }
         )
     return rows
@@ -209,9 +212,12 @@ def rules_for_table(table_id: int) -> dict[str, Any] | None:
     if table is None:
         return None
     variant = table.variant
-    # The odds of the shoe being dealt now: a variant switched to another deck count changes the next shoe.
+    # The odds of the shoe being dealt now: a variant switched to another deck count changes the next shoe. The
+    # terms are what the table's next round opens with (a variant's edit shows at once): only the bets this
+    # shoe's decks can pay (no Perfect Pair from a one-deck shoe, whatever the variant says now).
     decks = table_decks(table)
-    page = _page(decks=decks, paytable=variant.engine_paytable(), limits=table.engine_limits())
+    terms = table.terms(decks=decks)
+    page = _page(decks=decks, paytable=Paytable.from_dict(terms["paytable"]), limits=Limits.from_dict(terms["limits"]))
     page["table"] = {
         "id": table.pk,
         "name": table.name,

@@ -117,7 +117,9 @@ def table_decks(table: Table) -> int:
 
 
 def _table_row(table: Table, round_: Round | None, decks: int) -> dict[str, Any]:
-    limits = table.limits_dict()  # the variant's, narrowed by the table's own
+    # The variant's, narrowed by the table's own, less the bets the current shoe's decks can never pay (what
+    # its next round opens with: no Perfect Pair from a one-deck shoe, whatever the variant says now).
+    limits = table.terms(decks=decks)["limits"]
     return {
         "id": table.pk,
         "name": table.name,
@@ -216,6 +218,16 @@ def previous_shoe_info(table_id: int, before_number: int | None) -> dict[str, An
 def current_round(table_id: int) -> Round | None:
     """The table's round now: the live one, else the most recent one."""
     return Round.objects.filter(table_id=table_id).select_related("shoe", "table__variant").order_by("-id").first()
+
+
+def table_terms_now(table: Table) -> dict[str, Any]:
+    """The terms a table page draws first (``Round.terms``' shape): its current round's (:func:`current_round`, the
+    round the snapshot then draws), else what its next round would open with from its current shoe. Never the
+    variant's odds of now over a round that opened with others."""
+    round_ = current_round(table.pk)
+    if round_ is not None and round_.terms:
+        return cast("dict[str, Any]", round_.terms)
+    return table.terms(decks=table_decks(table))
 
 
 def round_bet_types(round_: Round) -> list[str]:

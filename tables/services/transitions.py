@@ -167,7 +167,8 @@ def round_open(*, table_id: int, now: datetime | None = None) -> Round | None:
                 state=Round.State.BETTING,
                 opens_at=now,
                 closes_at=now + timedelta(seconds=table.betting_seconds),
-                terms=table.terms(),
+                # Only the bets that can win with this shoe's decks, whatever the variant says now.
+                terms=table.terms(decks=shoe.decks),
             )
     except IntegrityError:  # one live round per table / one number per shoe: another runner opened it
         transaction.set_rollback(True)

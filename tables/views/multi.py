@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
+from baccarat_site.numbers import whole_number
 from tables.labels import BET_NAMES
 from tables.models import Table
 from tables.views.table import table_board
@@ -24,12 +25,13 @@ def choose_tables(raw: list[str], tables: list[Table]) -> tuple[list[Table], lis
     problems: list[str] = []
     for value in raw:
         value = value.strip()
-        if not value.isdigit() or len(value) > 9:
+        number = whole_number(value, max_digits=9)  # ASCII digits only: "²", "①" or 5,000 digits are no number
+        if number is None:
             problems.append(_("“%(value)s” is not a table number.") % {"value": value[:20]})
             continue
-        table = by_id.get(int(value))
+        table = by_id.get(number)
         if table is None:
-            problems.append(_("There is no table %(id)s.") % {"id": int(value)})
+            problems.append(_("There is no table %(id)s.") % {"id": number})
         elif table.status == Table.Status.CLOSED:
             problems.append(_("%(table)s is closed.") % {"table": table.name})
         elif table not in chosen:

@@ -9,17 +9,19 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from baccarat_site.money import display
-from tables.engine import chip_denominations, payout_labels
+from tables.engine import Limits, Paytable, chip_denominations, payout_labels
 from tables.engine.limits import PB_SIDES
 from tables.labels import BET_NAMES
 from tables.models import Table
-from tables.selectors.tables import personal_limits, table_decks
+from tables.selectors.tables import personal_limits, table_decks, table_terms_now
 
 
 def table_board(table: Table) -> dict[str, Any]:
-    """What the table page needs before its first frame: the bet spots with their payouts and limits, the chips."""
-    limits = table.engine_limits()
-    paytable = table.variant.engine_paytable()
+    """What the table page needs before its first frame: the bet spots with their payouts and limits, the chips,
+    by the current round's own terms (``table_terms_now``), the same the snapshot then draws."""
+    terms = table_terms_now(table)
+    limits = Limits.from_dict(terms["limits"])
+    paytable = Paytable.from_dict(terms["paytable"])
     pays = payout_labels(paytable)
     spots = []
     for bet_type, name in BET_NAMES.items():
@@ -65,7 +67,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "table": table,
         "board": board,
         "spots": {spot["type"]: spot for spot in board["spots"]},
-        "pb_limit": display(table.engine_limits().pb_difference or 0),
+        "pb_limit": display(board["pb_difference_limit"] or 0),
         "decks": table_decks(table),  # the current shoe's, not the variant's next one
         "personal_max": display(personal_max) if personal_max else "",
         # The chat panel (templates/tables/_chat.html): its length cap and how long messages stay shown.

@@ -1,12 +1,23 @@
 """What a table shows next to its bets: payout labels from the paytable, chips from the limits."""
 
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tables.engine import BET_TYPES, DEFAULT_PAYTABLE, Paytable, chip_denominations, odds_label, payout_labels
+from tables.engine import (
+    BET_TYPES,
+    DEFAULT_PAYTABLE,
+    Paytable,
+    chip_denominations,
+    house_edge_text,
+    house_edges,
+    odds_label,
+    payout_labels,
+    rtp_text,
+)
 from tables.engine.display import CHIP_SERIES, RACK_SIZE
 
 
@@ -80,3 +91,24 @@ def test_a_rack_is_never_empty_never_above_the_maximum_and_at_most_six_chips(low
     assert rack == sorted(set(rack))
     assert set(rack) <= set(CHIP_SERIES)
     assert all(chip <= high for chip in rack) or rack == [CHIP_SERIES[0]]
+
+
+def test_the_return_to_player_is_truncated_never_rounded_up():
+    banker_one_deck = house_edges(1)["banker"]  # an RTP of 98.98825…%
+    assert rtp_text(banker_one_deck) == "98.98%"  # not 98.99%
+    assert rtp_text(banker_one_deck, places=4) == "98.9882%"  # not 98.9883%
+    assert house_edge_text(banker_one_deck) == "1.01%"
+    assert house_edge_text(banker_one_deck, places=4) == "1.0117%"
+    assert rtp_text(Fraction(3, 200)) == "98.50%"  # exact at two places: shown exactly
+    assert rtp_text(Fraction(0)) == "100.00%"
+    assert rtp_text(Fraction(1)) == "0.00%"
+    assert rtp_text(Fraction(-1, 200)) == "100.50%"  # a player advantage
+    assert house_edge_text(Fraction(-1, 200)) == "-0.50%"
+    assert house_edge_text(Fraction(10579, 1_000_000)) == "1.06%"
+
+
+@given(st.fractions(min_value=-1, max_value=1), st.integers(min_value=0, max_value=6))
+def test_a_shown_return_is_at_most_the_exact_one_and_less_than_one_last_place_below(edge, places):
+    shown = Fraction(Decimal(rtp_text(edge, places).rstrip("%")))
+    exact = (1 - edge) * 100
+    assert exact - Fraction(1, 10**places) < shown <= exact

@@ -29,6 +29,12 @@ def test_odds_prints_every_bet_with_its_chance_and_house_edge():
     assert len(lines) == 15
 
 
+def test_odds_prints_the_return_to_player_truncated_as_the_pages_do():
+    out, _ = run("odds", "--decks", "1")
+    banker = next(line for line in out.splitlines() if line.startswith("banker "))
+    assert banker.split()[-2:] == ["1.0117%", "98.9882%"]  # 98.98825…%: never 98.9883%
+
+
 def test_odds_for_one_deck_as_json():
     out, _ = run("odds", "--decks", "1", "--json")
     report = json.loads(out)

@@ -112,3 +112,32 @@ def test_production_cookies_are_secure_and_https_is_enforced():
         REDIS_URL=os.environ["REDIS_URL"],
     )
     assert dev.stdout.strip().splitlines()[-1] == "False False False False None", dev.stderr
+
+
+def test_development_is_never_guessed_from_var_or_debug(tmp_path):
+    """Only BACCARAT_DEV=1 makes development: a production box with DEBUG on and a var/ beside the code (copied
+    with it) refuses to start without its key and URLs, instead of starting on a development key and a database
+    of its own."""
+    var = tmp_path / "var"
+    var.mkdir()
+    result = manage("check", BACCARAT_VAR_DIR=str(var), DEBUG="1")
+    assert result.returncode != 0
+    assert "Refusing a production start without SECRET_KEY, DATABASE_URL, REDIS_URL" in result.stderr
+    assert not (var / "pg").exists()  # no embedded server was started for it
+
+
+def test_development_mode_reads_baccarat_dev_only(monkeypatch, tmp_path):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from baccarat_site.env import development_mode
+
+    monkeypatch.setenv("BACCARAT_VAR_DIR", str(tmp_path))  # exists
+    monkeypatch.setenv("DEBUG", "1")
+    monkeypatch.delenv("BACCARAT_DEV", raising=False)
+    assert development_mode() is False
+    for value, expected in (("1", True), ("yes", True), ("0", False), ("", False)):
+        monkeypatch.setenv("BACCARAT_DEV", value)
+        assert development_mode() is expected
+    monkeypatch.setenv("BACCARAT_DEV", "ture")
+    with pytest.raises(ImproperlyConfigured):
+        development_mode()

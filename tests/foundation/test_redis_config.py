@@ -82,6 +82,8 @@ def test_the_master_name_defaults_to_mymaster_and_the_database_to_0():
         ("REDIS_SENTINEL_DB", "-1"),
         ("REDIS_SENTINEL_DB", "one"),
         ("REDIS_SENTINEL_DB", "1.5"),
+        ("REDIS_SENTINEL_DB", "²"),  # str.isdigit() says yes; int() then raised a bare ValueError
+        ("REDIS_SENTINEL_DB", "9" * 5000),
         ("REDIS_SENTINEL_MASTER", "my master"),
         ("REDIS_SENTINEL_MASTER", "a/b"),
     ],

@@ -374,3 +374,14 @@ def test_bets_are_found_by_player_or_round_id_and_filtered_by_status_type_and_mo
     assert 'class="export-csv"' in html
     assert reverse("admin:tables_bet_add") not in html
     assert Decimal("1234.50") in Bet.objects.values_list("amount", flat=True)
+
+
+@pytest.mark.parametrize("term", ["²", "①", "#①", "9" * 5000, "٣"])
+def test_a_search_that_only_looks_like_an_id_finds_no_round_and_no_bet_rather_than_a_500(op_client, some_bets, term):
+    # str.isdigit() says yes to "²" and "①" (int() then failed: a 500), and int() read "٣" as round 3.
+    rounds = op_client.get(ROUNDS, {"q": term})
+    assert rounds.status_code == 200
+    assert result_ids(rounds) == []
+    bets = op_client.get(BETS, {"q": term})
+    assert bets.status_code == 200
+    assert result_ids(bets) == []

@@ -10,9 +10,10 @@ from django.contrib.admin.models import LogEntry as AdminLogEntry
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from baccarat_site import roles
 from tables.models import Table, Variant, VariantBet
 from tables.services.variants import variant_create
-from tests.factories import make_table, make_user, make_variant
+from tests.factories import make_staff, make_table, make_user, make_variant
 from tests.tables.browser_form import form_data
 from tests.tables.services.rounds_kit import fast_table
 from tests.tables.test_admin_operators import variant_form
@@ -324,6 +325,13 @@ def test_previewing_shows_the_odds_of_the_posted_offered_bets(client, operator):
     assert snapshot(variant) == before
 
 
+def test_the_odds_panel_shows_the_return_to_player_truncated(client, operator):
+    variant = make_variant("One deck", decks=1, cut_min=12, cut_max=13)
+    panel = odds_panel(client.get(change_url(variant)).content.decode())
+    assert "98.9882%" in panel  # one deck's Banker returns 98.98825…%
+    assert "98.9883%" not in panel
+
+
 def test_previewing_a_new_variant_creates_nothing(client, operator):
     assert "Press “Preview odds”" in client.get(ADD).content.decode()
     response = client.post(ADD, variant_form(pays_tie="9", _preview="Preview odds"))
@@ -341,3 +349,22 @@ def test_previewing_invalid_settings_shows_the_errors_and_no_odds(client, operat
     assert "Correct the errors on this page to see its exact odds." in page
     assert odds_panel(page) == ""
     assert snapshot(variant) == before
+
+
+def test_an_auditor_reads_the_variant_list_and_a_variant_page_and_changes_nothing(client, db):
+    """Auditors hold only view permissions (baccarat_site.roles): the variant pages are theirs to read."""
+    variant = make_variant("Audited")
+    make_table("Audited table", variant)
+    auditor = make_staff("ada", roles.AUDITORS)
+    client.force_login(auditor)
+    listing = client.get("/admin/tables/variant/")
+    assert listing.status_code == 200
+    assert "Audited" in listing.content.decode()
+    page = client.get(change_url(variant))
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+    before = Variant.objects.get(pk=variant.pk).pays_tie
+    refused = client.post(change_url(variant), {"name": "Renamed", "pays_tie": "9.00"})
+    assert refused.status_code == 403
+    assert Variant.objects.get(pk=variant.pk).name == "Audited"
+    assert Variant.objects.get(pk=variant.pk).pays_tie == before

@@ -19,6 +19,7 @@ from tables.models import Round
 from tables.routing import websocket_urlpatterns
 from tables.selectors.lobby import lobby_tiles, shoe_stats, tile_roads
 from tables.services import controls
+from tests.tables.consumers.test_table_consumer import signed_in_session
 from tests.tables.services.rounds_kit import Clock, GroupListener, drive, drive_to_state, fast_table, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,7 +30,10 @@ ROUTER = URLRouter(websocket_urlpatterns)
 async def connect(path: str = "/ws/lobby/", user=None) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(ROUTER, path)
     if user is not None:
+        # A signed-in socket carries the session that signs it in: a table socket reads it again once it has
+        # joined, and closes with 4401 when it signs no one in (tables.consumers).
         communicator.scope["user"] = user
+        communicator.scope["session"] = await database_sync_to_async(signed_in_session)(user)
     connected, _ = await communicator.connect(timeout=5)
     assert connected
     return communicator

@@ -80,6 +80,18 @@ def test_bad_ids_get_a_clear_message_and_never_a_500(client, tables):
     assert said.count("is not a table number") == 4  # the 40 nines and the empty one too
 
 
+def test_ids_that_only_look_like_digits_are_no_table_number_not_a_500(client, tables):
+    # str.isdigit() says yes to "²" and "①" (int() then failed: a 500) and int() read "٣" as 3.
+    digits = "9" * 5000
+    response = client.get(f"/multi/?t=²&t=①&t=٣&t={digits}&t={tables[1].pk}")
+    assert response.status_code == 200
+    assert shown(response) == [tables[1].pk]
+    said = problems(response)
+    for value in ("²", "①", "٣"):
+        assert f"“{value}” is not a table number." in said
+    assert said.count("is not a table number") == 4
+
+
 def test_more_than_four_tables_shows_the_first_four_and_says_so(client, tables):
     query = "&".join(f"t={t.pk}" for t in tables)
     response = client.get("/multi/?" + query)

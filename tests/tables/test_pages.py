@@ -2,11 +2,12 @@
 
 import json
 import re
+from decimal import Decimal
 
 import pytest
 
 from tables.engine import DEFAULT_PAYTABLE
-from tests.factories import make_table, make_user, make_variant
+from tests.factories import make_round, make_table, make_user, make_variant
 
 
 @pytest.fixture
@@ -107,3 +108,22 @@ def test_the_script_catalogue_answers_in_the_players_language(client, db):
     response = client.get("/jsi18n/")
     assert response.status_code == 200
     assert b"gettext" in response.content
+
+
+def test_the_first_render_shows_the_current_rounds_own_terms_after_the_variant_changed(client, table):
+    """The page's first render is the round's terms, as the snapshot then draws them: never the variant's odds
+    or limits of now over a round that opened with others."""
+    make_round(table)  # opens with Tie 8:1, Tie 1.00 – 5,000.00
+    table.variant.pays_tie = Decimal(9)
+    table.variant.save()
+    table.variant.bets.filter(bet_type="tie").update(max_stake=Decimal("100.00"))
+    content = client.get(f"/tables/{table.id}/").content
+    spots = {spot["type"]: spot for spot in _config(content)["spots"]}
+    assert spots["tie"]["pays"]["traditional"] == "8:1"
+    assert spots["tie"]["max"] == "5000.00"
+    assert b'data-pays-for="tie">8:1<' in content
+    assert b'data-pays-for="tie">9:1<' not in content
+    # With no round yet, the next round's terms: the variant's now.
+    other = make_table("Baccarat 2", table.variant)
+    content = client.get(f"/tables/{other.id}/").content
+    assert b'data-pays-for="tie">9:1<' in content

@@ -9,9 +9,10 @@ from fractions import Fraction
 import pytest
 
 from tables.engine import DEFAULT_PAYTABLE, Paytable
-from tables.models import default_limits
+from tables.models import Table, default_limits
 from tables.selectors.rules import bet_odds, percent
 from tests.factories import make_table, make_variant
+from tests.tables.services.rounds_kit import Clock, drive_to_state, fast_table
 
 LANGUAGES = ("en", "fa", "hi", "vi", "ru", "pt")
 
@@ -46,6 +47,14 @@ def test_an_eight_deck_table_with_the_default_paytable_shows_the_exact_edges(cli
     assert tie["house_edge"] == "14.36%"
     assert tie["win"] == "9.52%"
     assert tie["push"] == "—"
+
+
+def test_the_return_to_player_is_shown_truncated_never_rounded_up(client, db):
+    # One deck's Banker returns 98.98825…%: 98.98%, not 98.99%; its edge 1.01174…% stays rounded to the nearest.
+    table = make_table("One deck", make_variant("One deck", decks=1, cut_min=12, cut_max=13))
+    banker = odds_row(page(client, table), "banker")
+    assert banker["rtp"] == "98.98%"
+    assert banker["house_edge"] == "1.01%"
 
 
 def test_a_table_paying_tie_nine_to_one_shows_its_own_edge(client, db):
@@ -153,3 +162,16 @@ def test_the_odds_are_computed_once_per_decks_and_paytable():
     assert again is first
     assert bet_odds.cache_info().hits == 1
     assert bet_odds(8, Paytable(tie=Decimal(9))) is not first
+
+
+def test_a_one_deck_shoe_dealt_after_a_switch_to_eight_decks_lists_no_perfect_pair(client, db):
+    """The table's rules are what its next round opens with: the one-deck shoe still being dealt offers no Perfect
+    Pair (it can never win there), although the table's variant now has eight decks and offers it."""
+    table = fast_table(variant=make_variant("One deck", decks=1, cut_min=12, cut_max=13))
+    clock = Clock()
+    drive_to_state(table, clock, "settled")
+    Table.objects.filter(pk=table.pk).update(variant=make_variant("Eight decks"))
+    drive_to_state(table, clock, "betting")
+    content = page(client, table)
+    assert '<tr data-bet="perfect_pair"' not in content
+    assert odds_row(content, "player_pair")["rtp"]  # the pairs of ranks are still there

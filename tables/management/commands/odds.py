@@ -9,7 +9,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tables.engine import DEFAULT_PAYTABLE, Paytable, bet_distributions, house_edges, outcome_probabilities
+from tables.engine import (
+    DEFAULT_PAYTABLE,
+    Paytable,
+    bet_distributions,
+    house_edge_text,
+    house_edges,
+    outcome_probabilities,
+    rtp_text,
+)
 from tables.models import Table
 
 
@@ -97,5 +105,5 @@ class Command(BaseCommand):
         for name, row in report["bets"].items():
             self.stdout.write(
                 f"{name:<22} {row['win'] * 100:>8.4f}% {row['push'] * 100:>8.4f}% "
-                f"{_pct(edges[name]):>11} {_pct(1 - edges[name]):>9}"
+                f"{house_edge_text(edges[name], places=4):>11} {rtp_text(edges[name], places=4):>9}"
             )

@@ -116,6 +116,13 @@ def test_removing_a_limit_is_pending_for_24_hours(player, client_for, clock):
         ({"session_minutes": 5}, "session_minutes"),
         ({"session_minutes": "soon"}, "session_minutes"),
         ({"session_minutes": True}, "session_minutes"),
+        # str.isdigit() says yes to these; int() then failed (a 500) or read "١٢٠" as 120.
+        ({"session_minutes": "²"}, "session_minutes"),
+        ({"session_minutes": "①"}, "session_minutes"),
+        ({"session_minutes": "١٢٠"}, "session_minutes"),
+        ({"session_minutes": "9" * 5000}, "session_minutes"),
+        ({"reality_check_minutes": "³0"}, "reality_check_minutes"),
+        ({"session_minutes": 10**40}, "session_minutes"),
         ({"reality_check_minutes": 20}, "reality_check_minutes"),
         ({"reality_check_minutes": ""}, "reality_check_minutes"),
         ({"loss_day": ""}, "loss_day"),

@@ -10,9 +10,10 @@ import pytest
 from django.utils import timezone
 
 from tables import events
-from tables.models import Bet, Round
+from tables.engine import new_shoe
+from tables.models import Bet, Round, Shoe
 from tables.services import settlement
-from tests.factories import make_round, make_table, make_user
+from tests.factories import make_round, make_table, make_user, make_variant
 
 
 @pytest.fixture
@@ -223,3 +224,18 @@ def test_the_openapi_schema_and_its_interactive_page_are_served(client_for, db):
 
 def test_round_state_values_match_the_api_contract():
     assert set(Round.State.values) == {"betting", "closed", "dealing", "result", "settled", "paused", "cancelled"}
+
+
+def test_a_table_dealing_a_one_deck_shoe_lists_no_perfect_pair_whatever_its_variant_says(client_for, db):
+    """The table's limits are what its next round opens with: the bets its current shoe's decks can pay. An
+    eight-deck variant offers Perfect Pair; the one-deck shoe still being dealt cannot pay it."""
+    table = make_table("Switched", make_variant("Eight decks"))
+    state = new_shoe(1, seed_hex="00" * 32).to_dict()  # a one-deck shoe, dealt before the switch
+    Shoe.objects.create(table=table, number=1, state=state, server_seed="00" * 32, commitment="0" * 64)
+    client = client_for(None)
+    row = next(t for t in client.get("/api/tables/").json() if t["id"] == table.pk)
+    assert row["decks"] == 1
+    assert "perfect_pair" not in row["limits"]
+    assert "player_pair" in row["limits"]
+    detail = client.get(f"/api/tables/{table.pk}/").json()
+    assert "perfect_pair" not in detail["limits"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
@@ -146,3 +147,100 @@ def test_the_session_is_gone_before_its_sockets_are_told_to_close(monkeypatch):
     assert browser.post("/accounts/logout/").status_code == 302
     assert seen == [(key, False)]
     assert browser.get("/accounts/profile/").status_code == 302  # signed out: sent to the sign-in page
+
+
+async def opening(table_id: int, user, session_key: str) -> WebsocketCommunicator:
+    """A socket whose gate read ``user`` from the session ``session_key`` (as baccarat_site.ws_gate does)."""
+    communicator = WebsocketCommunicator(ROUTER, f"/ws/tables/{table_id}/")
+    communicator.scope["user"] = user
+    communicator.scope["session"] = SessionStore(session_key)
+    return communicator
+
+
+async def accepted_then_closed(communicator: WebsocketCommunicator) -> tuple[int | None, list[dict]]:
+    """Connect; the close code the server sent after accepting, and the frames before it."""
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    frames = []
+    while True:
+        message = await communicator.receive_output(timeout=5)
+        if message["type"] == "websocket.close":
+            return message.get("code"), frames
+        frames.append(message)
+
+
+async def test_a_socket_whose_session_signed_out_while_it_opened_is_closed_with_4401_and_gets_nothing_personal():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice")
+    laptop = await database_sync_to_async(browser_of)(alice)
+    key = laptop.cookies["sessionid"].value
+    # The gate has read alice from the session; the sign-out comes before the socket joins user_<id>.
+    communicator = await opening(table.pk, alice, key)
+    assert (await database_sync_to_async(laptop.post)("/accounts/logout/")).status_code == 302
+    code, frames = await accepted_then_closed(communicator)
+    assert code == CLOSE_SIGNED_OUT
+    assert not any("balance" in frame.get("text", "") for frame in frames)
+    await communicator.disconnect()
+
+
+async def test_a_sign_out_while_the_socket_joins_its_players_group_is_not_missed(monkeypatch):
+    """The check comes after the join: a sign-out whose ``session.ended`` went out just before the socket was in
+    ``user_<id>`` (so it never heard it) is seen by the check."""
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice")
+    laptop = await database_sync_to_async(browser_of)(alice)
+    key = laptop.cookies["sessionid"].value
+    layer = get_channel_layer()
+    group_add = layer.group_add
+
+    async def sign_out_then_join(group: str, channel: str) -> None:
+        if group == events.user_group(alice.pk):
+            await database_sync_to_async(laptop.post)("/accounts/logout/")  # its session.ended reaches no one
+        await group_add(group, channel)
+
+    monkeypatch.setattr(layer, "group_add", sign_out_then_join)
+    communicator = await opening(table.pk, alice, key)
+    code, frames = await accepted_then_closed(communicator)
+    assert code == CLOSE_SIGNED_OUT
+    assert not any("balance" in frame.get("text", "") for frame in frames)
+    await communicator.disconnect()
+
+
+async def test_a_deactivated_accounts_socket_is_closed_with_4401_as_it_opens():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice")
+    laptop = await database_sync_to_async(browser_of)(alice)
+    key = laptop.cookies["sessionid"].value
+    communicator = await opening(table.pk, alice, key)
+    await database_sync_to_async(type(alice).objects.filter(pk=alice.pk).update)(is_active=False)
+    code, frames = await accepted_then_closed(communicator)
+    assert code == CLOSE_SIGNED_OUT
+    assert not any("balance" in frame.get("text", "") for frame in frames)
+    await communicator.disconnect()
+
+
+async def test_a_signed_in_socket_still_opens_signed_in():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice")
+    communicator = await socket_of(table.pk, alice, await database_sync_to_async(browser_of)(alice))
+    assert await communicator.receive_nothing(timeout=0.5)
+    await communicator.disconnect()
+
+
+async def test_deactivating_an_account_closes_its_open_sockets_with_4401_and_no_one_elses():
+    table = await database_sync_to_async(fast_table)()
+    alice = await database_sync_to_async(make_player)("alice")
+    bob = await database_sync_to_async(make_player)("bob")
+    on_laptop = await socket_of(table.pk, alice, await database_sync_to_async(browser_of)(alice))
+    bobs = await socket_of(table.pk, bob, await database_sync_to_async(browser_of)(bob))
+
+    def deactivate() -> None:
+        user = type(alice).objects.get(pk=alice.pk)
+        user.is_active = False
+        user.save()  # as the admin's user form saves it
+
+    await database_sync_to_async(deactivate)()
+    assert await closed_with(on_laptop) == 4401
+    assert await bobs.receive_nothing(timeout=1)
+    for communicator in (on_laptop, bobs):
+        await communicator.disconnect()

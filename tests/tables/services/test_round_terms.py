@@ -6,8 +6,11 @@ from decimal import Decimal
 
 import pytest
 
-from tables.models import Bet
+from baccarat_site.errors import DomainError
+from tables.models import Bet, Table
+from tables.selectors.tables import round_bet_types
 from tables.services import ticker
+from tests.factories import make_variant
 from tests.tables.services.rounds_kit import Clock, balance_of, drive_to_state, fast_table, make_player, place
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -51,3 +54,32 @@ def test_a_variant_edited_mid_round_pays_the_rounds_original_odds():
     assert nxt.pk != settled.pk
     assert nxt.terms["paytable"]["banker"] == "2.00"
     assert nxt.terms["paytable"]["tie"] == "9.00"
+
+
+def test_a_one_deck_shoe_after_a_switch_to_an_eight_deck_variant_neither_offers_nor_takes_perfect_pair():
+    """A shoe keeps its decks when the table's variant changes mid-shoe: a Perfect Pair (two identical cards)
+    can never win from one deck, so the rounds dealt from it neither offer it nor take it."""
+    one_deck = make_variant("One deck", decks=1, cut_min=12, cut_max=13)
+    assert "perfect_pair" not in one_deck.limits_dict()["per_type"]
+    table = fast_table(variant=one_deck)
+    clock = Clock()
+    alice = make_player("alice", "1000.00")
+    first = drive_to_state(table, clock, "settled")
+    eight_decks = make_variant("Eight decks")
+    assert "perfect_pair" in eight_decks.limits_dict()["per_type"]
+    Table.objects.filter(pk=table.pk).update(variant=eight_decks)  # the operator switches mid-shoe
+    ticker.table_step(table_id=table.pk, now=clock.now)
+    nxt = drive_to_state(table, clock, "betting")
+    assert nxt.shoe_id == first.shoe_id
+    assert nxt.shoe.decks == 1
+    assert "perfect_pair" not in nxt.terms["limits"]["per_type"]
+    assert "perfect_pair" not in nxt.terms["limits"]["unavailable_after"]
+    assert "perfect_pair" not in round_bet_types(nxt)
+    assert "player_pair" in round_bet_types(nxt)  # a pair of ranks still can
+    with pytest.raises(DomainError) as refused:
+        place(alice, nxt.pk, ("perfect_pair", "10.00"))
+    assert refused.value.code == "bet_unavailable"
+    assert not Bet.objects.filter(round=nxt).exists()
+    assert balance_of(alice) == Decimal("1000.00")
+    # The eight-deck variant's paytable is the round's all the same (the terms are its own, narrowed by the shoe).
+    assert nxt.terms["paytable"] == eight_decks.paytable_dict()
