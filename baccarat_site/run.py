@@ -258,7 +258,7 @@ def worker_env() -> dict[str, str]:
     Celery's warning against root. That warning is about a worker that accepts pickle (it would run code from anyone
     who can write to the broker, as root); this one accepts JSON only (settings.CELERY_ACCEPT_CONTENT), and `make
     run` is development, its Redis on loopback or a socket under var/. A production worker runs as its own user
-    (README, Deployment), where Celery still warns."""
+    (docs/deployment.md), where Celery still warns."""
     env = {"DB_CONN_MAX_AGE": os.environ.get("DB_CONN_MAX_AGE", WORKER_CONN_MAX_AGE)}
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return env

@@ -1,7 +1,7 @@
 """Settings, read from the environment (typed helpers in baccarat_site.env).
 
 Every value a deployment changes comes from an environment variable; see the
-configuration table in README.md. Without ``DATABASE_URL`` / ``REDIS_URL`` (development only) they point
+configuration table in docs/configuration.md. Without ``DATABASE_URL`` / ``REDIS_URL`` (development only) they point
 at the embedded PostgreSQL and Redis under ``var/`` (baccarat_site.embedded). Importing the settings starts
 nothing: ``manage.py``, ``make run`` (baccarat_site.run) and the test set-up (tests/conftest.py) start those
 servers first and pass their URLs on in the environment.
@@ -111,7 +111,7 @@ if not DEVELOPMENT:
         from django.core.exceptions import ImproperlyConfigured
 
         raise ImproperlyConfigured(
-            f"Refusing a production start without {', '.join(_missing)}. Set them (README: Deployment), or set "
+            f"Refusing a production start without {', '.join(_missing)}. Set them (docs/deployment.md), or set "
             "BACCARAT_DEV=1 to develop on the embedded PostgreSQL and Redis with a development key."
         )
 # Development without URLs: where the embedded servers answer (or will, once a launcher starts them);
@@ -320,7 +320,7 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
             # Capacity is per Redis key, and all of one process's sockets share one key: a table
             # event is one message per process, but a settlement sends one personal message per
             # player, so a process holding thousands of players needs room for thousands at once
-            # (over capacity, channels_redis drops silently; see README, "Capacity").
+            # (over capacity, channels_redis drops silently; see docs/configuration.md, CHANNELS_CAPACITY).
             "capacity": env_int("CHANNELS_CAPACITY", 20000),
             "expiry": env_int("CHANNELS_EXPIRY", 60),
             "group_expiry": env_int("CHANNELS_GROUP_EXPIRY", 86400),
@@ -344,7 +344,7 @@ CELERY_TIMEZONE = "UTC"
 # every task; the worker's DB_CONN_MAX_AGE=600 (deploy/, baccarat_site.run) keeps it.
 CELERY_DB_REUSE_MAX = 1000
 # JSON only (Celery's default, stated because `make run` relies on it: a worker that takes no pickle runs no code
-# from the broker, which is why Celery's warning about a worker running as root is silenced there; README).
+# from the broker, which is why Celery's warning about a worker running as root is silenced there; docs/development.md).
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_BEAT_SCHEDULE = {

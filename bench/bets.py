@@ -8,8 +8,8 @@ What it does (everything on loopback; everything it starts, it stops):
    (the embedded one under var/ when DATABASE_URL is unset), migrates it, and
    makes players, tokens and funded wallets (through wallets.services).
 2. Starts ``--servers`` HTTP servers on 127.0.0.1:<base-port>… against it: gunicorn with
-   ``--workers`` sync WSGI workers each (default: two per core in all), the README's deployment
-   of the REST API (WebSockets stay on daphne), or with ``--server daphne`` daphne processes
+   ``--workers`` sync WSGI workers each (default: two per core in all), the deployment
+   of the REST API in docs/deployment.md (WebSockets stay on daphne), or with ``--server daphne`` daphne processes
    serving HTTP through ASGI (BET_THROTTLE_RATE lifted so the throttle does not shape the load).
 3. Warms the servers up (3 s of confirms on another round, not measured).
    (a) Burst: ``--players`` players each confirm a batch of three bets over
@@ -111,7 +111,7 @@ def free_port(port: int) -> bool:
 
 
 def server_command(server: str, port: int, workers: int) -> list[str]:
-    """The HTTP server: gunicorn's WSGI workers (how the README deploys the REST API) or daphne (ASGI); ``floor``
+    """The HTTP server: gunicorn's WSGI workers (the REST API in docs/deployment.md) or daphne (ASGI); ``floor``
     is gunicorn serving bench/floor_wsgi.py, the confirm with no framework."""
     if server in ("gunicorn", "floor"):
         gunicorn = str(Path(sys.executable).with_name("gunicorn"))
@@ -805,13 +805,13 @@ def main() -> int:
         "--server",
         choices=("gunicorn", "daphne"),
         default="gunicorn",
-        help="HTTP server: gunicorn WSGI workers, as the README deploys the REST API (default), or daphne",
+        help="HTTP server: gunicorn WSGI workers, as docs/deployment.md deploys the REST API (default), or daphne",
     )
     parser.add_argument(
         "--workers",
         type=int,
         default=0,
-        help="gunicorn workers per server (default: two per core in all, as the README recommends)",
+        help="gunicorn workers per server (default: two per core in all, as docs/deployment.md recommends)",
     )
     parser.add_argument("--settle-players", type=int, default=2000)
     parser.add_argument("--settle-bets-each", type=int, default=5)

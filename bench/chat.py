@@ -8,8 +8,8 @@ What it does (everything on loopback; everything it starts, it stops):
 1. Creates a scratch database ``baccarat_bench_chat``, migrates it, makes one table (paused: no round runs, so
    nothing but the chat and the baseline's frames crosses the sockets) and ``--senders`` players, each signed in
    (a real session cookie).
-2. Starts one daphne with its own channel-layer prefix, with ``DB_POOL=1`` as README's "Running across several
-   machines" runs the WebSocket processes (``--no-db-pool``: as ``make run`` starts it, a new database
+2. Starts one daphne with its own channel-layer prefix, with ``DB_POOL=1`` as the WebSocket processes run in
+   docs/deployment.md (``--no-db-pool``: as ``make run`` starts it, a new database
    connection for every message, which costs 20-30 ms a message on a loaded machine).
 3. Opens ``--sockets`` WebSockets on the table: the senders' (signed in) and the rest as signed-out watchers.
 4. **Chat**: the senders take turns sending ``chat.send`` frames, one every ``--gap-ms``; each message goes the
@@ -241,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         "  daphne                       : "
-        + ("DB_POOL=1 (README: the WebSocket processes)" if args.db_pool else "no pool (as make run: CONN_MAX_AGE=0)")
+        + ("DB_POOL=1 (docs/deployment.md)" if args.db_pool else "no pool (as make run: CONN_MAX_AGE=0)")
     )
     print(f"  chat: send → other sockets   : {summary(chat)}")
     print(f"  baseline: table frame fan-out: {summary(base)}   (tables.events.send_now → every socket)")

@@ -1,6 +1,6 @@
-"""Where a confirm's time goes: the REST confirm handled in this process, through the WSGI entry point the README
-deploys it on (as a gunicorn sync worker runs it, without the network), layer by layer, next to the raw psycopg
-transaction of bench/bets.py doing the same writes, measured in the same run.
+"""Where a confirm's time goes: the REST confirm handled in this process, through the WSGI entry point it is
+deployed on (docs/deployment.md; as a gunicorn sync worker runs it, without the network), layer by layer, next
+to the raw psycopg transaction of bench/bets.py doing the same writes, measured in the same run.
 
     .venv/bin/python bench/confirm_path.py [--confirms 2000] [--profile 40 [--sort cumulative]]
 

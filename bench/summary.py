@@ -71,7 +71,7 @@ def main() -> int:
             f"## {bench}\n\n`{command}`\n\n" + "\n".join(table([r for r in rows if r.get("bench", "") == bench]))
         )
     (ROOT / "bench" / "RESULTS.md").write_text(
-        f"# {title}\n\n" + "\n\n".join(sections) + "\n\nEach script prints more detail; see the README's figures.\n"
+        f"# {title}\n\n" + "\n\n".join(sections) + "\n\nEach script prints more detail; see docs/deployment.md.\n"
     )
     missed = [row["measure"] for row in rows if row["met"] is False]
     return 1 if missed else 0

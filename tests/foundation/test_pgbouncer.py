@@ -1,4 +1,4 @@
-"""PostgreSQL behind PgBouncer in transaction mode (README, "Running across several machines").
+"""PostgreSQL behind PgBouncer in transaction mode (docs/deployment.md, "PgBouncer in front of PostgreSQL").
 
 A real PgBouncer (Debian's ``pgbouncer``) in front of the PostgreSQL this run uses, with ``pool_mode =
 transaction``, and the suite's money and round tests run through it in a child pytest with

@@ -1,4 +1,4 @@
-"""Settings that shape performance, and the WSGI entry point the README deploys the REST API on."""
+"""Settings that shape performance, and the WSGI entry point docs/deployment.md deploys the REST API on."""
 
 from __future__ import annotations
 
