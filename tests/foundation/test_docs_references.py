@@ -46,3 +46,46 @@ def test_nothing_cites_a_path_outside_the_repository():
             if climbs_out or old_names.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}")
     assert not offenders, offenders
+
+
+def heading_anchors(path: Path) -> set[str]:
+    """The anchors a Markdown file's headings get (GitHub's rule: lower case, punctuation dropped, spaces as hyphens),
+    leaving out lines inside fenced code."""
+    anchors, fenced = set(), False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        heading = re.match(r"#+ (.*)", line)
+        if heading and not fenced:
+            anchors.add(re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-"))
+    return anchors
+
+
+def test_every_relative_link_in_the_documents_resolves():
+    """The README is a front page that sends the reader to docs/: every relative link or image in a Markdown file
+    names a file of the checkout, and every #anchor a heading of the file it points into."""
+    broken = []
+    for path in sources():
+        if path.suffix != ".md":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'src="([^"]+)"', text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            destination = (path.parent / file).resolve() if file else path
+            if not destination.exists():
+                broken.append(f"{path.relative_to(ROOT)}: {target} (no such file)")
+            elif anchor and destination.suffix == ".md" and anchor not in heading_anchors(destination):
+                broken.append(f"{path.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken, broken
+
+
+def test_the_readme_is_a_front_page():
+    """What it is, the two commands, the demo logins, where a change goes and the rules of the house are on the
+    first screen; everything else is linked."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    first_screen = "\n".join(lines[:60])
+    for must in ("make run", "make test", "## Demo logins", "## Where a change goes", "## Rules of the house"):
+        assert must in first_screen, must
+    assert len(lines) <= 200, len(lines)
