@@ -115,6 +115,9 @@ export function createFrames(t) {
       const known = S.stop && S.stop.roundId === (kind === "table" ? null : round.id) && S.stop.kind === kind;
       if (known) r.renderStop(); // the frame's cause stands; the snapshot brings the bets as recorded
       else if (kind !== "table" || S.paused) stopped(kind, round.cause, kind === "table" ? null : round);
+    } else if (S.stop && S.stop.until === "next" && round && round.id !== S.stop.roundId) {
+      S.stop.until = round.id; // the round after a void: the notice stays until it closes
+      r.renderStop();
     } else if (S.stop && !S.stop.until) {
       r.endStop();
     }
@@ -201,8 +204,15 @@ export function createFrames(t) {
     "table.resumed": () => {
       S.paused = false;
       S.pauseNotice = null;
-      S.stop = null;
-      r.notice(gettext("The table has resumed."), "ok");
+      if (S.stop && S.stop.kind === "cancelled") {
+        // A round voided while the table was paused (a live table's supervisor): the notice says what happened to
+        // the player's bets, so it stays until the next round closes, as a cancel on an open table does.
+        S.stop.until = S.stop.until || "next";
+        r.renderStop();
+      } else {
+        S.stop = null;
+        r.notice(gettext("The table has resumed."), "ok");
+      }
       t.live.send({ type: "snapshot" });
     },
     "table.closing": (frame) => {
