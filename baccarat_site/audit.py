@@ -3,7 +3,7 @@ when, what, before, after; kept append-only by the database.
 
 What is audited:
 
-* **Configuration rows** (variants, their bet rows, tables; ``tables/models.py``) and **staff accounts**: users
+* **Configuration rows** (variants, their bet rows, tables; ``tables/models/``) and **staff accounts**: users
   (every field but ``last_login``; the password hash is never recorded, only that it changed: ``(hidden)``),
   groups, and the many-to-many grants (a user's groups and permissions, a group's permissions;
   ``baccarat_site/accounts/apps.py``) are registered with ``django-auditlog``, which records each save.

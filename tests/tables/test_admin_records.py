@@ -1,4 +1,4 @@
-"""The admin of what happened (tables/admin_records.py): rounds with their cards as faces, shoes verified from
+"""The admin of what happened (tables/admin_records/): rounds with their cards as faces, shoes verified from
 their revealed seed, bets with a streamed CSV export. Real rounds, driven through the state machine."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Game recall: a round's admin page shows what a dispute needs (tables/admin_records.py, RoundAdmin): the cards in
-order with the time each was dealt, who paused, resumed or cancelled it and why, and every bet with its terms
+"""Game recall: a round's admin page shows what a dispute needs (tables/admin_records/rounds.py, RoundAdmin): the
+cards in order with the time each was dealt, who paused, resumed or cancelled it and why, and every bet with its terms
 and outcome. Real rounds, driven through the state machine; the page as an auditor sees it."""
 
 from __future__ import annotations
