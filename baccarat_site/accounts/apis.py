@@ -26,7 +26,6 @@ from baccarat_site.accounts.limits import (
     LimitsState,
     RealityCheck,
     play_limits_set,
-    play_limits_state,
     reality_check_answer,
     reality_check_state,
 )
@@ -36,7 +35,7 @@ from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
 from baccarat_site.clock import iso
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import BoundedJSONParser
-from tables.selectors.spending import player_spent
+from tables.selectors.spending import limits_state
 from tables.selectors.tables import table_minimum_stake
 from wallets.apis import WalletApi
 from wallets.selectors import wallet_balance
@@ -195,12 +194,6 @@ def _limit_value(kind: str, value: Decimal | None) -> str | int | None:
     return money.text(value) if kind in AMOUNT_KINDS else int(value)
 
 
-def _limits_state(user_id: int) -> LimitsState:
-    """The player's limits now, with what their bets spent (the tables' figures)."""
-    now = timezone.now()
-    return play_limits_state(user_id=user_id, spent=player_spent(user_id=user_id, now=now), now=now)
-
-
 def limits_body(state: LimitsState) -> dict[str, Any]:
     """The answer of ``GET``/``PUT /api/account/limits/`` (docs/api.md, "Responsible gaming")."""
     body: dict[str, Any] = {kind: _limit_value(kind, state.in_force[kind]) for kind in PLAY_LIMIT_KINDS}
@@ -276,7 +269,7 @@ class LimitsApi(APIView):
         "limit in force, `usage`: {kind: {used, left, resets_at}} over its rolling period.",
     )
     def get(self, request: Request) -> Response:
-        return Response(limits_body(_limits_state(cast(int, request.user.pk))))
+        return Response(limits_body(limits_state(user_id=cast(int, request.user.pk))))
 
     @extend_schema(
         request=InputSerializer,
@@ -297,7 +290,7 @@ class LimitsApi(APIView):
         if blank:
             raise DomainError(f"{', '.join(blank)}: send null for no limit, not an empty string.", code="invalid_limit")
         play_limits_set(user=cast("User", request.user), changes=dict(request.data))
-        return Response(limits_body(_limits_state(cast(int, request.user.pk))))
+        return Response(limits_body(limits_state(user_id=cast(int, request.user.pk))))
 
 
 class RealityCheckApi(APIView):

@@ -31,12 +31,12 @@ from baccarat_site.accounts.forms import (
     ProfileForm,
     SignupForm,
 )
-from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, limit_label, play_limits_set, play_limits_state
+from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, limit_label, play_limits_set
 from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, Restriction
 from baccarat_site.client_address import client_address
 from baccarat_site.errors import DomainError
 from baccarat_site.money import display
-from tables.selectors.spending import player_spent
+from tables.selectors.spending import limits_state
 from tables.selectors.spending import session_totals as bets_session_totals
 from tables.selectors.tables import table_minimum_stake
 from wallets import selectors as wallet_selectors
@@ -148,8 +148,7 @@ def profile(request: HttpRequest, limits_form: LimitsForm | None = None) -> Http
         return response
     refill = selectors.refill_status(user=user, minimum_stake=table_minimum_stake())
     personal = selectors.personal_limits_of(user=user)
-    now = timezone.now()
-    state = play_limits_state(user_id=user.pk, spent=player_spent(user_id=user.pk, now=now), now=now)
+    state = limits_state(user_id=user.pk)
     return render(
         request,
         "accounts/profile.html",

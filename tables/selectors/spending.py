@@ -15,14 +15,17 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from django.db.models import OuterRef, Q, Subquery, Sum
+from django.utils import timezone
 
 from baccarat_site import money
 from baccarat_site.accounts.limits import (
     BET_LIMITS_SQL,
     SESSION_LOOKBACK,
     BetLimits,
+    LimitsState,
     Spent,
     bet_limits_from,
+    play_limits_state,
     sums_by_kind,
     window_starts,
 )
@@ -89,6 +92,13 @@ def player_spent(*, user_id: int, now: datetime) -> Spent:
     with prepared_cursor() as cursor:
         cursor.execute(_SPENT, {**window_starts(now), "user": user_id})
         return sums_by_kind(cursor.fetchone(), ("wager", "loss"))
+
+
+def limits_state(*, user_id: int, now: datetime | None = None) -> LimitsState:
+    """The player's limits as the account page and ``GET /api/account/limits/`` show them
+    (``accounts.limits.play_limits_state``), with what their bets spent by ``now`` (default: the clock)."""
+    now = now or timezone.now()
+    return play_limits_state(user_id=user_id, spent=player_spent(user_id=user_id, now=now), now=now)
 
 
 def bet_limits_of(*, user_id: int, now: datetime) -> BetLimits:
