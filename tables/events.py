@@ -10,12 +10,12 @@ An event is a dict whose ``type`` is the docs/api.md frame type (``round.opened`
 - personal events to ``user_<id>``: ``round.settled``, many at once (``user_events_send``: only to groups with
   a socket in them), and ``wallet.changed`` after a confirm (``wallet_changed``).
 
-Synchronous code (services, Celery) sends on one long-lived event loop per process (``run_async``), so the layer's
-Redis connections are made once. ``bets.totals`` is throttled per round: the first change after a quiet period
-is broadcast at once (leading edge; under WSGI right after the confirm's response, ``baccarat_site.after_response``),
-later ones within ``TOTALS_INTERVAL_MS`` only mark the round dirty, and the tick (``tables.tasks.tables_sweep``)
-flushes dirty rounds (trailing edge). So a table sees at most a few totals a second and the last change is never
-lost.
+Synchronous code (services, Celery) sends on one long-lived event loop per process (``run_async``, shared with the
+accounts in ``baccarat_site.events``), so the layer's Redis connections are made once. ``bets.totals`` is throttled
+per round: the first change after a quiet period is broadcast at once (leading edge; under WSGI right after the
+confirm's response, ``baccarat_site.after_response``), later ones within ``TOTALS_INTERVAL_MS`` only mark the round
+dirty, and the tick (``tables.tasks.tables_sweep``) flushes dirty rounds (trailing edge). So a table sees at most a
+few totals a second and the last change is never lost.
 """
 
 from __future__ import annotations
