@@ -32,6 +32,7 @@ from baccarat_site import events as shared
 from baccarat_site.after_response import after_response
 from baccarat_site.events import run_async, stamped, user_group
 from baccarat_site.redis_client import redis_client
+from tables.selectors.tables import round_bet_totals
 from tables.sequence import seq_next
 
 logger = logging.getLogger(__name__)
@@ -169,10 +170,6 @@ def _key(name: str) -> str:
 
 def bets_totals_send(*, table_id: int, round_id: int) -> None:
     """Read the round's totals now and broadcast ``bets.totals`` to the table."""
-    # inside: the selectors import the models, which need the app registry, and tests/conftest.py imports this
-    # module before django.setup()
-    from tables.selectors.tables import round_bet_totals
-
     send_now(
         table_group(table_id),
         {"type": "bets.totals", "table_id": table_id, "round_id": round_id} | round_bet_totals(round_id),
