@@ -10,37 +10,32 @@ An event is a dict whose ``type`` is the docs/api.md frame type (``round.opened`
 - personal events to ``user_<id>``: ``round.settled``, many at once (``user_events_send``: only to groups with
   a socket in them), and ``wallet.changed`` after a confirm (``wallet_changed``).
 
-Synchronous code (services, Celery) sends on one long-lived event loop per process (``run_async``), so the layer's
-Redis connections are made once. ``bets.totals`` is throttled per round: the first change after a quiet period
-is broadcast at once (leading edge; under WSGI right after the confirm's response, ``baccarat_site.after_response``),
-later ones within ``TOTALS_INTERVAL_MS`` only mark the round dirty, and the tick (``tables.tasks.tables_sweep``)
-flushes dirty rounds (trailing edge). So a table sees at most a few totals a second and the last change is never
-lost.
+Synchronous code (services, Celery) sends on one long-lived event loop per process (``run_async``, shared with the
+accounts in ``baccarat_site.events``), so the layer's Redis connections are made once. ``bets.totals`` is throttled
+per round: the first change after a quiet period is broadcast at once (leading edge; under WSGI right after the
+confirm's response, ``baccarat_site.after_response``), later ones within ``TOTALS_INTERVAL_MS`` only mark the round
+dirty, and the tick (``tables.tasks.tables_sweep``) flushes dirty rounds (trailing edge). So a table sees at most a
+few totals a second and the last change is never lost.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import threading
-from collections.abc import Coroutine
 from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
+from baccarat_site import events as shared
 from baccarat_site.after_response import after_response
-from baccarat_site.clock import server_time
+from baccarat_site.events import run_async, stamped, user_group
 from baccarat_site.redis_client import redis_client
+from tables.selectors.tables import round_bet_totals
 from tables.sequence import seq_next
 
 logger = logging.getLogger(__name__)
-
-# How long synchronous code waits for a send before giving up (the event is then lost; the next
-# snapshot a browser asks for has the state).
-SEND_TIMEOUT_SECONDS = 10.0
 
 TOTALS_INTERVAL_MS = 250
 DIRTY_TTL_SECONDS = 3600
@@ -53,58 +48,19 @@ def table_group(table_id: int) -> str:
     return f"{TABLE_GROUP_PREFIX}{table_id}"
 
 
-def user_group(user_id: int) -> str:
-    return f"user_{user_id}"
-
-
-# ── sending from synchronous code ───────────────────────────────────────────
-
-_sender: tuple[int, asyncio.AbstractEventLoop] | None = None
-_sender_lock = threading.Lock()
-
-
-def _sender_loop() -> asyncio.AbstractEventLoop:
-    """This process's event loop for channel-layer sends from synchronous code, on a daemon thread
-    (made again after a fork: Celery's prefork children each get their own)."""
-    global _sender
-    with _sender_lock:
-        if _sender is None or _sender[0] != os.getpid() or _sender[1].is_closed():
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="channel-layer-sender", daemon=True).start()
-            _sender = (os.getpid(), loop)
-        return _sender[1]
-
-
-def run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    """Run ``coroutine`` from synchronous code and return its result.
-
-    Every call runs on one long-lived loop per process, so the channel layer's Redis connections are
-    made once and reused. (``async_to_sync`` called where no loop runs, as in a Celery worker, makes
-    a new event loop, and with it a new Redis connection, for every event: about 3 ms each.)
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        coroutine.close()
-        raise RuntimeError("run_async() is for synchronous code; await the coroutine instead")
-    return asyncio.run_coroutine_threadsafe(coroutine, _sender_loop()).result(SEND_TIMEOUT_SECONDS)
-
-
-def stamped(event: dict[str, Any]) -> dict[str, Any]:
-    """``event`` with ``server_time``: when it left, after its transaction committed."""
-    return {**event, "server_time": server_time()}
+# ── sending from synchronous code (the loop and the stamp: baccarat_site.events) ──
 
 
 def send_now(group: str, event: dict[str, Any]) -> None:
     """Send ``event`` (a dict with ``type``) to ``group`` immediately, stamped with ``server_time``; a table's
     events also take the table's next ``seq`` (tables.sequence)."""
+    if not group.startswith(TABLE_GROUP_PREFIX):
+        shared.send_now(group, event)
+        return
     layer = get_channel_layer()
     if layer is not None:
         event = stamped(event)
-        if group.startswith(TABLE_GROUP_PREFIX):
-            event["epoch"], event["seq"] = seq_next(int(group.removeprefix(TABLE_GROUP_PREFIX)))
+        event["epoch"], event["seq"] = seq_next(int(group.removeprefix(TABLE_GROUP_PREFIX)))
         run_async(layer.group_send(group, event))
 
 
@@ -214,10 +170,6 @@ def _key(name: str) -> str:
 
 def bets_totals_send(*, table_id: int, round_id: int) -> None:
     """Read the round's totals now and broadcast ``bets.totals`` to the table."""
-    # inside: the selectors import the models, which need the app registry, and tests/conftest.py imports this
-    # module before django.setup()
-    from tables.selectors.tables import round_bet_totals
-
     send_now(
         table_group(table_id),
         {"type": "bets.totals", "table_id": table_id, "round_id": round_id} | round_bet_totals(round_id),

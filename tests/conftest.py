@@ -27,8 +27,8 @@ from django.core.management.base import CommandError
 from django.core.management.commands import flush
 from django.utils import translation
 
+from baccarat_site import events
 from baccarat_site.embedded import ensure_services
-from tables import events
 from tests.clock import FakeClock
 
 # The tests are development (baccarat_site.env.development_mode reads BACCARAT_DEV only, and guesses nothing),
@@ -174,7 +174,7 @@ def _isolated_channel_layer(settings, request):
 
 def _close_sender_connections(layer: object) -> None:
     """Close the Redis connections a discarded layer opened on the process's sender loop
-    (tables.events.run_async), so a suite of hundreds of layers does not keep them all open."""
+    (baccarat_site.events.run_async), so a suite of hundreds of layers does not keep them all open."""
     sender = events._sender
     if sender is None or sender[0] != os.getpid():
         return

@@ -26,7 +26,6 @@ from baccarat_site.accounts.limits import (
     LimitsState,
     RealityCheck,
     play_limits_set,
-    play_limits_state,
     reality_check_answer,
     reality_check_state,
 )
@@ -36,6 +35,8 @@ from baccarat_site.api.errors import BODY_ERRORS, ERRORS, ErrorSerializer
 from baccarat_site.clock import iso
 from baccarat_site.errors import DomainError
 from baccarat_site.jsonlimits import BoundedJSONParser
+from tables.selectors.spending import limits_state
+from tables.selectors.tables import table_minimum_stake
 from wallets.apis import WalletApi
 from wallets.selectors import wallet_balance
 
@@ -119,7 +120,7 @@ class RefillApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        services.player_refill(user=cast("User", request.user))
+        services.player_refill(user=cast("User", request.user), minimum_stake=table_minimum_stake())
         return Response(WalletApi.OutputSerializer(wallet_balance(user=cast("User", request.user))).data)
 
 
@@ -268,7 +269,7 @@ class LimitsApi(APIView):
         "limit in force, `usage`: {kind: {used, left, resets_at}} over its rolling period.",
     )
     def get(self, request: Request) -> Response:
-        return Response(limits_body(play_limits_state(user_id=cast(int, request.user.pk))))
+        return Response(limits_body(limits_state(user_id=cast(int, request.user.pk))))
 
     @extend_schema(
         request=InputSerializer,
@@ -288,8 +289,8 @@ class LimitsApi(APIView):
         blank = sorted(kind for kind, value in request.data.items() if value == "")
         if blank:
             raise DomainError(f"{', '.join(blank)}: send null for no limit, not an empty string.", code="invalid_limit")
-        state = play_limits_set(user=cast("User", request.user), changes=dict(request.data))
-        return Response(limits_body(state))
+        play_limits_set(user=cast("User", request.user), changes=dict(request.data))
+        return Response(limits_body(limits_state(user_id=cast(int, request.user.pk))))
 
 
 class RealityCheckApi(APIView):

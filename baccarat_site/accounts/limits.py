@@ -16,11 +16,14 @@ What counts, per window:
 - **wagered**: the stakes of the player's confirmed bets placed in the window, except stakes refunded by a
   cancelled round (a refunded stake was never wagered);
 - **lost**: for those same bets (placed in the window, not refunded), stakes minus what they returned so far
-  (by the one payout rule, ``tables.selectors.outcomes``: stake plus winnings on a win, the stake on a push, 0
-  on a loss, from the bet's kind's ``BetOutcome``). A bet still open
+  (by the one payout rule: stake plus winnings on a win, the stake on a push, 0 on a loss). A bet still open
   counts as its full stake until it is settled; a push nets 0; winnings of bets placed in the window offset
   later stakes in it (a net loss, which can be negative while the player is ahead);
 - **deposited**: the play-money refills credited in the window.
+
+The accounts sit below the tables and read no bet: the tables pass the wagered and lost figures in
+(:class:`Spent`, from ``tables.selectors.spending``), the limits page's through its view and the check on every
+confirm through placement, which reads them in the same statement as the limits in force (:data:`BET_LIMITS_SQL`).
 
 A batch of bets is refused whole (403 ``limit_reached``) when wagered + the batch would pass a wager limit, or
 lost + the batch (as if all of it were lost) would pass a loss limit; a refill when deposited + the refill would
@@ -67,7 +70,6 @@ from baccarat_site.clock import iso
 from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import DomainError
 from baccarat_site.numbers import whole_number
-from tables.selectors.outcomes import payout_sql
 from wallets.selectors import refill_reference
 
 if TYPE_CHECKING:
@@ -168,6 +170,22 @@ class Usage:
     resets_at: datetime | None  # when the oldest counted amount leaves the window (None: nothing counted)
 
 
+#: What a player's bets staked and lost in each window, and the oldest of them counted (None: none):
+#: ``{"wager_day": (used, oldest), …, "loss_month": (…)}``. The tables give it (``tables.selectors.spending``).
+Spent = dict[str, tuple[Decimal, datetime | None]]
+
+
+@dataclass(frozen=True)
+class BetLimits:
+    """What a confirm is judged against: the player's limits in force with a value, their sign-ins since
+    :data:`SESSION_LOOKBACK` (read only with a session limit on) and what their bets spent (read only with a
+    wager or loss limit on: otherwise empty). Read by ``tables.selectors.spending.bet_limits_of``."""
+
+    limits: dict[str, Decimal]
+    sign_ins: list[datetime]
+    spent: Spent
+
+
 @dataclass(frozen=True)
 class LimitsState:
     in_force: dict[str, Decimal | None]
@@ -193,31 +211,6 @@ def play_limits_read(*, user_id: int, now: datetime) -> tuple[dict[str, Decimal 
     return in_force, pending
 
 
-# What a player's bets placed in each window staked and lost so far (open bets count as lost), and the oldest of
-# them: wagered day / week / month, lost day / week / month, oldest day / week / month. Refunded bets count for
-# nothing. Shared by the limits page (_BET_SUMS) and the check on every confirm (_CHECK_BETS).
-_SUM_COLUMNS = """
-    COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(day)s), 0),
-    COALESCE(SUM(b.amount) FILTER (WHERE b.placed_at > %(week)s), 0),
-    COALESCE(SUM(b.amount), 0),
-    COALESCE(SUM(b.amount - COALESCE({payout}, 0)) FILTER (WHERE b.placed_at > %(day)s), 0),
-    COALESCE(SUM(b.amount - COALESCE({payout}, 0)) FILTER (WHERE b.placed_at > %(week)s), 0),
-    COALESCE(SUM(b.amount - COALESCE({payout}, 0)), 0),
-    MIN(b.placed_at) FILTER (WHERE b.placed_at > %(day)s),
-    MIN(b.placed_at) FILTER (WHERE b.placed_at > %(week)s),
-    MIN(b.placed_at)
-FROM tables_bet b
-LEFT JOIN tables_betoutcome o ON o.round_id = b.round_id AND o.type = b.type AND o.mode = b.mode
-""".replace("{payout}", payout_sql("b.amount", "o.status", "o.odds"))
-
-_BET_SUMS = "".join(
-    (
-        "SELECT",
-        _SUM_COLUMNS,
-        "WHERE b.user_id = %(user)s AND b.placed_at > %(month)s AND o.status IS DISTINCT FROM 'refunded'",
-    )
-)
-
 _REFILL_SUMS = """
 SELECT
     COALESCE(SUM(e.amount) FILTER (WHERE t.created_at > %(day)s), 0),
@@ -232,11 +225,12 @@ WHERE t.reference = %(reference)s AND t.kind = 'deposit' AND t.created_at > %(mo
 """
 
 
-def _since(now: datetime) -> dict[str, datetime]:
+def window_starts(now: datetime) -> dict[str, datetime]:
+    """When each window ending at ``now`` begins: ``{"day": …, "week": …, "month": …}``."""
     return {name: now - length for name, length in WINDOWS.items()}
 
 
-def _sums_by_kind(row: Any, prefixes: tuple[str, ...]) -> dict[str, tuple[Decimal, datetime | None]]:
+def sums_by_kind(row: Any, prefixes: tuple[str, ...]) -> dict[str, tuple[Decimal, datetime | None]]:
     """One sums row (per prefix: day, week, month values, then the oldest instants) → {kind: (sum, oldest)}."""
     out: dict[str, tuple[Decimal, datetime | None]] = {}
     values, oldest = row[: 3 * len(prefixes)], row[3 * len(prefixes) :]
@@ -246,17 +240,16 @@ def _sums_by_kind(row: Any, prefixes: tuple[str, ...]) -> dict[str, tuple[Decima
     return out
 
 
-def play_limits_state(*, user_id: int, now: datetime | None = None) -> LimitsState:
-    """What the account page and ``GET /api/account/limits/`` show: limits in force, pending, used and left."""
+def play_limits_state(*, user_id: int, spent: Spent, now: datetime | None = None) -> LimitsState:
+    """What the account page and ``GET /api/account/limits/`` show: limits in force, pending, used and left, with
+    what the player's bets ``spent`` (``tables.selectors.spending.player_spent`` at the same ``now``)."""
     now = now or timezone.now()
     in_force, pending = play_limits_read(user_id=user_id, now=now)
-    since = _since(now)
-    sums: dict[str, tuple[Decimal, datetime | None]] = {}
+    since = window_starts(now)
+    sums: Spent = dict(spent)
     with prepared_cursor() as cursor:
-        cursor.execute(_BET_SUMS, {**since, "user": user_id})
-        sums.update(_sums_by_kind(cursor.fetchone(), ("wager", "loss")))
         cursor.execute(_REFILL_SUMS, {**since, "reference": refill_reference(user_id=user_id)})
-        sums.update(_sums_by_kind(cursor.fetchone(), ("deposit",)))
+        sums.update(sums_by_kind(cursor.fetchone(), ("deposit",)))
     usage = {}
     for kind in AMOUNT_KINDS:
         limit = in_force[kind]
@@ -270,11 +263,10 @@ def play_limits_state(*, user_id: int, now: datetime | None = None) -> LimitsSta
 
 # ── enforcement ─────────────────────────────────────────────────────────────
 
-# One statement per confirm. A player without a limit costs one index probe (playlimit_live) that finds
-# nothing: the sums and the sign-ins are behind one-time filters on what it found.
-_CHECK_BETS = "".join(
-    (
-        """
+# The first part of the one statement a confirm costs (``tables.selectors.spending.bet_limits_of`` adds the sums
+# of the player's bets, which it restricts with ``l``, the limits in force). A player without a limit costs one
+# index probe (playlimit_live) that finds nothing: the sign-ins and the sums are behind one-time filters on it.
+BET_LIMITS_SQL = """
 WITH l AS (
     SELECT DISTINCT ON (kind) kind, value
     FROM accounts_playlimit
@@ -286,24 +278,21 @@ SELECT
     (SELECT array_agg(value) FROM l WHERE value IS NOT NULL),
     (SELECT array_agg(at ORDER BY at) FROM accounts_signin
      WHERE user_id = %(user)s AND at > %(lookback)s
-       AND EXISTS (SELECT 1 FROM l WHERE kind = 'session_minutes' AND value IS NOT NULL)),
-    sums.*
-FROM (
-    SELECT""",
-        _SUM_COLUMNS,
-        """    WHERE b.user_id = %(user)s AND o.status IS DISTINCT FROM 'refunded'
-      -- only as far back as the longest period with a wager or loss limit (none: no scan at all)
-      AND b.placed_at > (
-          SELECT MIN(
-              CASE WHEN kind LIKE '%%_day' THEN %(day)s WHEN kind LIKE '%%_week' THEN %(week)s ELSE %(month)s END
-          )
-          FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%')
-      )
-      AND EXISTS (SELECT 1 FROM l WHERE value IS NOT NULL AND (kind LIKE 'wager%%' OR kind LIKE 'loss%%'))
-) sums
-""",
+       AND EXISTS (SELECT 1 FROM l WHERE kind = 'session_minutes' AND value IS NOT NULL))"""
+
+
+def bet_limits_from(row: Any) -> BetLimits:
+    """:class:`BetLimits` from a row of :data:`BET_LIMITS_SQL`'s three columns followed by the bets' sums."""
+    kinds = cast("list[str] | None", row[0])
+    values = cast("list[Decimal] | None", row[1])
+    sign_ins = cast("list[datetime] | None", row[2])
+    if not kinds:
+        return BetLimits(limits={}, sign_ins=[], spent={})
+    return BetLimits(
+        limits=dict(zip(kinds, values or [], strict=True)),
+        sign_ins=sign_ins or [],
+        spent=sums_by_kind(row[3:], ("wager", "loss")),
     )
-)
 
 
 def _refusal(kind: str, *, limit: Decimal, used: Decimal, oldest: datetime | None) -> LimitReached:
@@ -323,28 +312,20 @@ def _refusal(kind: str, *, limit: Decimal, used: Decimal, oldest: datetime | Non
     return LimitReached(detail, limit=money.text(limit))
 
 
-def play_limits_check_bets(*, user_id: int, bets: list[tuple[str, Decimal]], now: datetime) -> None:
+def play_limits_check_bets(*, limits: BetLimits, bets: list[tuple[str, Decimal]], now: datetime) -> None:
     """Refuse a batch of bets that would pass a wager or loss limit (:class:`LimitReached`) or that comes after
     the session time limit (:class:`SessionLimitReached`). Called by ``tables.services.placement`` inside the
-    placement's transaction, holding the player's wallet lock, with the batch's ``(type, amount)`` list."""
-    since = _since(now)
-    with prepared_cursor() as cursor:
-        cursor.execute(_CHECK_BETS, {**since, "user": user_id, "now": now, "lookback": now - SESSION_LOOKBACK})
-        row = cursor.fetchone()
-    assert row is not None  # an aggregate always answers
-    kinds = cast("list[str] | None", row[0])
-    values = cast("list[Decimal]", row[1])
-    sign_ins = cast("list[datetime] | None", row[2])
-    if not kinds:
+    placement's transaction, holding the player's wallet lock, with the player's :class:`BetLimits` read there
+    (``tables.selectors.spending.bet_limits_of``) and the batch's ``(type, amount)`` list."""
+    if not limits.limits:
         return
-    limits = dict(zip(kinds, values, strict=True))
-    session = limits.get("session_minutes")
+    session = limits.limits.get("session_minutes")
     if session is not None:
-        _check_session(minutes=int(session), sign_ins=sign_ins or [], now=now)
+        _check_session(minutes=int(session), sign_ins=limits.sign_ins, now=now)
     total = sum((amount for _type, amount in bets), money.ZERO)
-    sums = _sums_by_kind(row[3:], ("wager", "loss"))
+    sums = limits.spent
     for kind in ("wager_day", "wager_week", "wager_month", "loss_day", "loss_week", "loss_month"):
-        limit = limits.get(kind)
+        limit = limits.limits.get(kind)
         if limit is None:
             continue
         used, oldest = sums[kind]
@@ -480,8 +461,8 @@ def play_limits_check_deposit(*, user_id: int, amount: Decimal, now: datetime) -
     if all(in_force[kind] is None for kind in ("deposit_day", "deposit_week", "deposit_month")):
         return
     with prepared_cursor() as cursor:
-        cursor.execute(_REFILL_SUMS, {**_since(now), "reference": refill_reference(user_id=user_id)})
-        sums = _sums_by_kind(cursor.fetchone(), ("deposit",))
+        cursor.execute(_REFILL_SUMS, {**window_starts(now), "reference": refill_reference(user_id=user_id)})
+        sums = sums_by_kind(cursor.fetchone(), ("deposit",))
     for kind in ("deposit_day", "deposit_week", "deposit_month"):
         limit = in_force[kind]
         if limit is None:
@@ -527,11 +508,11 @@ def _stricter(new: Decimal | None, old: Decimal | None) -> bool:
 
 
 @transaction.atomic
-def play_limits_set(*, user: User, changes: dict[str, Any], now: datetime | None = None) -> LimitsState:
+def play_limits_set(*, user: User, changes: dict[str, Any], now: datetime | None = None) -> None:
     """Change some of the player's limits (``{kind: raw value}``, as :func:`parse_limit` reads them; kinds left
     out stay as they are). Every value is checked first: one bad value changes nothing. Stricter ones apply at
     once, looser ones after :data:`COOLING_OFF`; a change replaces a pending one of the same limit. Audited with
-    the player as actor. Returns the new :class:`LimitsState`."""
+    the player as actor. The new state is :func:`play_limits_state`'s."""
     parsed = {kind: parse_limit(kind, raw) for kind, raw in changes.items()}
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one change at a time per player
     now = now or timezone.now()
@@ -556,4 +537,3 @@ def play_limits_set(*, user: User, changes: dict[str, Any], now: datetime | None
         after[kind] = {"value": money.text_or_none(value), "applies_at": iso(now if value == old else applies)}
     if after:
         audit(actor=user, action="player.limits", target=user, before=before, after=after)
-    return play_limits_state(user_id=user.pk, now=now)

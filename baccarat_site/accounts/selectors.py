@@ -12,18 +12,14 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import F, OuterRef, Q, Subquery, Sum
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from baccarat_site import money
 from baccarat_site.accounts.limits import reality_check_due_at
 from baccarat_site.accounts.models import PlayerLimit, PlayLimit, Profile, RealityCheckAnswer, Restriction, SignIn
 from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.money import display, text
-from tables.models import Bet
-from tables.selectors.outcomes import bet_payout
-from tables.selectors.tables import table_minimum_stake
 from wallets.selectors import RefillStatus, wallet_balance, wallet_refill_status
 
 if TYPE_CHECKING:
@@ -96,41 +92,10 @@ def account_header(*, user: User) -> AccountHeader:
     )
 
 
-@dataclass(frozen=True)
-class SessionTotals:
-    """What the player staked and won back since the session's start (their latest sign-in): the reality check."""
-
-    staked: Decimal  # every bet placed since the start, open ones too
-    returned: Decimal  # the payouts of those settled so far
-    pending: Decimal  # the stakes of those still open
-
-    @property
-    def net(self) -> Decimal:
-        """Returned minus the stakes of settled bets (an open bet counts once it is settled), as the bet record."""
-        return self.returned - (self.staked - self.pending)
-
-
-def session_totals(*, user: User) -> SessionTotals:
-    """The stakes and returns of the bets the player placed since their latest sign-in, in one aggregate query
-    (nothing before a first sign-in)."""
-    start = SignIn.objects.filter(user=OuterRef("user")).order_by("-at").values("at")[:1]
-    row = (
-        Bet.objects.filter(user_id=user.pk, placed_at__gte=Subquery(start))
-        .order_by()
-        .aggregate(
-            staked=Sum("amount"),
-            returned=Sum(bet_payout()),
-            pending=Sum("amount", filter=Q(outcome__status__isnull=True)),
-        )
-    )
-    zero = money.ZERO
-    return SessionTotals(staked=row["staked"] or zero, returned=row["returned"] or zero, pending=row["pending"] or zero)
-
-
-def refill_status(*, user: User) -> RefillStatus:
-    """Whether the player may refill now (``wallets.selectors.wallet_refill_status``, against the smallest
-    stake the tables take)."""
-    return wallet_refill_status(user=user, minimum_stake=table_minimum_stake())
+def refill_status(*, user: User, minimum_stake: Decimal) -> RefillStatus:
+    """Whether the player may refill now (``wallets.selectors.wallet_refill_status``), against the smallest
+    stake the tables take, which they give (``tables.selectors.tables.table_minimum_stake``)."""
+    return wallet_refill_status(user=user, minimum_stake=minimum_stake)
 
 
 def session_user(*, session_key: str | None) -> Any | None:

@@ -31,9 +31,8 @@ from baccarat_site.accounts.tokens import token_expired, token_expires_at
 from baccarat_site.audit import audit
 from baccarat_site.client_address import client_address
 from baccarat_site.errors import Conflict, DomainError
+from baccarat_site.events import send_on_commit, user_group
 from baccarat_site.redis_client import redis_client
-from tables.events import send_on_commit, user_group
-from tables.selectors.tables import table_minimum_stake
 from wallets.models import LedgerTransaction
 from wallets.selectors import wallet_refill_status
 from wallets.services import wallet_lock, wallet_open_player, wallet_refill
@@ -203,14 +202,15 @@ def api_token_issue(*, request: HttpRequest, username: Any, password: Any) -> tu
 
 
 @transaction.atomic
-def player_refill(*, user: User, now: datetime | None = None) -> LedgerTransaction:
+def player_refill(*, user: User, minimum_stake: Decimal, now: datetime | None = None) -> LedgerTransaction:
     """Top the player's play money back up (``wallets.services.wallet_refill``), when their balance is below
-    the smallest stake the tables take (``tables.selectors.tables.table_minimum_stake``) and the refill stays
+    ``minimum_stake``, the smallest stake the tables take (they give it:
+    ``tables.selectors.tables.table_minimum_stake``), and the refill stays
     within the player's deposit limits (``accounts.limits``: 403 ``limit_reached``). The limits are read
     holding the wallet's lock, which the refill then takes again in the same transaction. ``now`` defaults to the
     clock."""
     now = now or timezone.now()
-    minimum = table_minimum_stake()
+    minimum = minimum_stake
     wallet = wallet_lock(user=user)
     status = wallet_refill_status(user=user, minimum_stake=minimum, balance=wallet.balance)
     if status.refusal is None:

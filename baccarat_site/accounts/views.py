@@ -31,11 +31,14 @@ from baccarat_site.accounts.forms import (
     ProfileForm,
     SignupForm,
 )
-from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, limit_label, play_limits_set, play_limits_state
+from baccarat_site.accounts.limits import AMOUNT_KINDS, LimitsState, limit_label, play_limits_set
 from baccarat_site.accounts.models import PLAY_LIMIT_KINDS, Restriction
 from baccarat_site.client_address import client_address
 from baccarat_site.errors import DomainError
 from baccarat_site.money import display
+from tables.selectors.spending import limits_state
+from tables.selectors.spending import session_totals as bets_session_totals
+from tables.selectors.tables import table_minimum_stake
 from wallets import selectors as wallet_selectors
 
 if TYPE_CHECKING:
@@ -143,9 +146,9 @@ def profile(request: HttpRequest, limits_form: LimitsForm | None = None) -> Http
         response = remember_language(redirect("profile"), language)
         messages.success(request, _("Your preferences are saved."))
         return response
-    refill = selectors.refill_status(user=user)
+    refill = selectors.refill_status(user=user, minimum_stake=table_minimum_stake())
     personal = selectors.personal_limits_of(user=user)
-    state = play_limits_state(user_id=cast(int, request.user.pk))
+    state = limits_state(user_id=user.pk)
     return render(
         request,
         "accounts/profile.html",
@@ -232,7 +235,7 @@ def take_break(request: HttpRequest) -> HttpResponse:
 def session_totals(request: HttpRequest) -> JsonResponse:
     """The reality check's figures: what the player staked since signing in, the net result of the settled bets
     and what is still in play, as the pages write amounts (``1,234.00``; the net signed)."""
-    totals = selectors.session_totals(user=cast("User", request.user))
+    totals = bets_session_totals(user=cast("User", request.user))
     net = display(totals.net)
     return JsonResponse(
         {
@@ -314,9 +317,9 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
 def refill(request: HttpRequest) -> HttpResponse:
     user = cast("User", request.user)
     try:
-        services.player_refill(user=user)
+        services.player_refill(user=user, minimum_stake=table_minimum_stake())
     except DomainError as error:
-        status = selectors.refill_status(user=user)
+        status = selectors.refill_status(user=user, minimum_stake=table_minimum_stake())
         messages.error(request, _refusal_text(error.code, status) or error.detail or _("The refill was refused."))
     else:
         balance = display(wallet_selectors.wallet_balance(user=user)["balance"])

@@ -16,6 +16,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from baccarat_site import money
+from baccarat_site.accounts.selectors import personal_limits_of
 from baccarat_site.clock import iso, server_time
 from baccarat_site.errors import NotFound
 from tables.engine import (
@@ -402,9 +403,6 @@ def personal_limits(user: User | AnonymousUser | None) -> dict[str, str] | None:
     """A signed-in player's personal limits (``{"max_stake": …}``), None for anyone else or a player without."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    # inside: baccarat_site.accounts.selectors imports this one (cycle)
-    from baccarat_site.accounts.selectors import personal_limits_of
-
     return personal_limits_of(user=cast("User", user))
 
 

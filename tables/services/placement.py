@@ -48,6 +48,7 @@ from baccarat_site.db import prepared_cursor
 from baccarat_site.errors import Conflict, DomainError, NotFound
 from tables import engine, events
 from tables.models import BetPlacement, Round
+from tables.selectors.spending import bet_limits_of
 from wallets import services as wallet_services
 from wallets.models import LedgerTransaction
 
@@ -390,7 +391,8 @@ def _place(
             raise DomainError("Staff accounts cannot place bets.", code="staff_cannot_bet", status=403)
         if stopped[1] is not None:
             raise restriction_refusal(Restriction(user_id=user.pk, kind=stopped[1], ends_at=stopped[2]))
-        play_limits_check_bets(user_id=user.pk, bets=bets, now=now)  # the player's own limits, under the lock
+        # the player's own limits, read and judged under the lock
+        play_limits_check_bets(limits=bet_limits_of(user_id=user.pk, now=now), bets=bets, now=now)
         play_limits_check_reality(user_id=user.pk, now=now)  # an unanswered reality check holds every bet
 
         # The personal maximum is read now, not with the round's terms: a supervisor's change (it only ever

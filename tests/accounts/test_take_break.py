@@ -12,9 +12,9 @@ from django.contrib.auth import SESSION_KEY
 from django.urls import reverse
 from django.utils import formats, timezone
 
-from baccarat_site.accounts import selectors
 from baccarat_site.accounts.models import Restriction, SignIn
 from tables.models import Bet
+from tables.selectors.spending import session_totals
 from tests.factories import make_user
 from tests.tables.services.rounds_kit import Clock, drive, drive_to_state, fast_table, make_player, place
 
@@ -126,7 +126,7 @@ def test_session_totals_count_the_bets_placed_since_the_latest_sign_in_in_one_qu
     place(alice, second.pk, ("player", "10.00"))  # still open: staked, not yet in the net
 
     with django_assert_num_queries(1):
-        totals = selectors.session_totals(user=alice)
+        totals = session_totals(user=alice)
     banker = Bet.objects.get(user=alice, type="banker")
     assert totals.staked == Decimal("1244.00")
     assert totals.pending == Decimal("10.00")
@@ -142,9 +142,9 @@ def test_session_totals_count_the_bets_placed_since_the_latest_sign_in_in_one_qu
 
 def test_session_totals_are_zero_before_any_sign_in_and_ignore_earlier_sessions():
     alice = make_user("alice")
-    assert selectors.session_totals(user=alice).staked == Decimal("0.00")
+    assert session_totals(user=alice).staked == Decimal("0.00")
     SignIn.objects.create(user=alice)
-    assert selectors.session_totals(user=alice).net == Decimal("0.00")
+    assert session_totals(user=alice).net == Decimal("0.00")
 
 
 def test_the_session_figures_are_for_signed_in_players_only(client):

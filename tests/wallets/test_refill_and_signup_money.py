@@ -123,7 +123,7 @@ def test_a_player_who_can_still_bet_is_refused_a_refill_and_nothing_is_written(n
     before = LedgerEntry.objects.count()
 
     with pytest.raises(services.RefillNotNeeded) as refused:
-        player_refill(user=newcomer)
+        player_refill(user=newcomer, minimum_stake=table_minimum_stake())
 
     assert refused.value.code == "refill_not_needed"
     assert refused.value.status == 409
@@ -135,7 +135,7 @@ def test_a_player_who_can_still_bet_is_refused_a_refill_and_nothing_is_written(n
 def test_a_balance_below_the_smallest_table_minimum_is_topped_up_to_the_starting_balance(newcomer):
     spend_down_to(newcomer, "9.99")
 
-    txn = player_refill(user=newcomer)
+    txn = player_refill(user=newcomer, minimum_stake=table_minimum_stake())
 
     assert txn.kind == LedgerTransaction.Kind.DEPOSIT
     assert txn.reference == f"refill:{newcomer.pk}"
@@ -150,11 +150,11 @@ def test_a_balance_below_the_smallest_table_minimum_is_topped_up_to_the_starting
 
 def test_one_refill_an_hour_says_how_long_is_left_then_allows_the_next(newcomer, clock):
     spend_down_to(newcomer, "0.00")
-    player_refill(user=newcomer)
+    player_refill(user=newcomer, minimum_stake=table_minimum_stake())
     spend_down_to(newcomer, "3.00")
 
     with pytest.raises(services.RefillTooSoon) as refused:
-        player_refill(user=newcomer)
+        player_refill(user=newcomer, minimum_stake=table_minimum_stake())
     assert refused.value.code == "refill_too_soon"
     assert refused.value.status == 409
     assert 3590 <= refused.value.retry_after <= 3600
@@ -163,20 +163,20 @@ def test_one_refill_an_hour_says_how_long_is_left_then_allows_the_next(newcomer,
 
     clock.move(minutes=59)
     with pytest.raises(services.RefillTooSoon) as refused:
-        player_refill(user=newcomer)
+        player_refill(user=newcomer, minimum_stake=table_minimum_stake())
     assert 1 <= refused.value.retry_after <= 60
     assert "1 minute." in refused.value.detail
     assert balance_of(newcomer) == Decimal("3.00")
 
     clock.move(minutes=1)
-    player_refill(user=newcomer)
+    player_refill(user=newcomer, minimum_stake=table_minimum_stake())
     assert balance_of(newcomer) == Decimal("1000.00")
     assert LedgerTransaction.objects.filter(reference=f"refill:{newcomer.pk}").count() == 2
     sound_ledger()
 
 
 def test_the_status_the_profile_page_shows_follows_the_same_rules(newcomer, clock):
-    status = refill_status(user=newcomer)
+    status = refill_status(user=newcomer, minimum_stake=table_minimum_stake())
     assert (status.allowed, status.refusal, status.minimum, status.starting) == (
         False,
         "refill_not_needed",
@@ -184,11 +184,11 @@ def test_the_status_the_profile_page_shows_follows_the_same_rules(newcomer, cloc
         Decimal("1000.00"),
     )
     spend_down_to(newcomer, "5.00")
-    assert refill_status(user=newcomer).allowed
-    player_refill(user=newcomer)
+    assert refill_status(user=newcomer, minimum_stake=table_minimum_stake()).allowed
+    player_refill(user=newcomer, minimum_stake=table_minimum_stake())
     spend_down_to(newcomer, "5.00")
     clock.move(minutes=30)
-    status = refill_status(user=newcomer)
+    status = refill_status(user=newcomer, minimum_stake=table_minimum_stake())
     assert status.refusal == "refill_too_soon"
     assert 1790 <= status.retry_after <= 1800
 
@@ -200,7 +200,7 @@ def test_the_minimum_is_the_smallest_over_open_tables_only(newcomer):
     assert table_minimum_stake() == Decimal("10.00")
 
     spend_down_to(newcomer, "5.00")  # below the open table's 10.00, above the paused one's 2.00
-    player_refill(user=newcomer)
+    player_refill(user=newcomer, minimum_stake=table_minimum_stake())
     assert balance_of(newcomer) == Decimal("1000.00")
 
 
@@ -219,7 +219,7 @@ def test_two_refills_at_once_credit_once():
     services.wallet_open_player(user=user)
     spend_down_to(user, "1.00")
 
-    results = run_together(2, lambda i: player_refill(user=user))
+    results = run_together(2, lambda i: player_refill(user=user, minimum_stake=table_minimum_stake()))
 
     credited = [r for r in results if isinstance(r, LedgerTransaction)]
     refused = [r for r in results if isinstance(r, DomainError)]
@@ -237,7 +237,7 @@ def test_many_refills_at_once_from_an_empty_wallet_still_credit_once():
     services.wallet_open_player(user=user)
     spend_down_to(user, "0.00")
 
-    results = run_together(8, lambda i: player_refill(user=user))
+    results = run_together(8, lambda i: player_refill(user=user, minimum_stake=table_minimum_stake()))
 
     assert sum(isinstance(r, LedgerTransaction) for r in results) == 1
     assert {r.code for r in results if isinstance(r, DomainError)} == {"refill_not_needed"}

@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from baccarat_site import roles
 from baccarat_site.accounts.services import player_refill
+from tables.selectors.tables import table_minimum_stake
 from tests.factories import make_staff, make_user
 from wallets import services
 from wallets.models import LedgerTransaction, MoneyRequest, Wallet
@@ -141,7 +142,7 @@ def test_a_staff_account_gets_no_refill(dealer):
     with pytest.raises(services.StaffWallet):
         services.wallet_refill(user=dealer, minimum_stake=Decimal("1000.00"))
     with pytest.raises(services.StaffWallet):
-        player_refill(user=dealer)
+        player_refill(user=dealer, minimum_stake=table_minimum_stake())
     assert balance(dealer) == Decimal("500.00")
 
 

@@ -13,6 +13,7 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.test import Client
 
+from baccarat_site import events as shared_events
 from baccarat_site import roles
 from baccarat_site.accounts import services
 from tables import events
@@ -143,7 +144,7 @@ def test_the_session_is_gone_before_its_sockets_are_told_to_close(monkeypatch):
         if event["type"] == "session.ended":
             seen.append((event["session_key"], Session.objects.filter(session_key=key).exists()))
 
-    monkeypatch.setattr(events, "send_now", send_now)
+    monkeypatch.setattr(shared_events, "send_now", send_now)  # a user group's send: baccarat_site.events
     assert browser.post("/accounts/logout/").status_code == 302
     assert seen == [(key, False)]
     assert browser.get("/accounts/profile/").status_code == 302  # signed out: sent to the sign-in page
