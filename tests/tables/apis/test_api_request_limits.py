@@ -39,7 +39,7 @@ BIG_LIST = json.dumps(["x" * 10] * 172_000).encode()  # 2.4 MB of JSON list
 
 
 def test_a_2_4_mb_json_body_to_the_token_endpoint_is_413_at_once_without_being_read_or_parsed(monkeypatch):
-    """"At once" is what the server does, not how long it takes (timings are bench/'s): not a byte of the body is
+    """A 413 "at once" is what the server does, not how long it takes (timings are bench/'s): not a byte of the body is
     read, and the JSON parser never sees it."""
 
     def never(*args, **kwargs):
