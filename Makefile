@@ -34,7 +34,7 @@ run: $(RUN_STAMP)
 # test database and Redis database (tests/parallel.py). TEST_WORKERS=1, or `make test-serial`, runs them in one
 # process (so does a venv without pytest-xdist). How long each lane takes, and where the time goes: docs/testing.md.
 TEST_WORKERS ?= auto
-workers = $$([ "$(TEST_WORKERS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null && echo "-p tests.parallel -n $(TEST_WORKERS) $(1)")
+workers = $$([ "$(TEST_WORKERS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null && echo "$(strip -p tests.parallel -n $(TEST_WORKERS) $(1))")
 
 # The whole suite. A whole test file stays on one worker (--dist loadfile), so a browser file's casino starts once.
 test: $(STAMP)
