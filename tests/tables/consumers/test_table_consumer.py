@@ -736,13 +736,13 @@ async def test_a_socket_opened_while_signed_in_cannot_bet_once_the_sign_in_has_e
         assert (await _reply_to_bet(communicator, round_.pk))["type"] == "bets.confirmed"
 
         await database_sync_to_async(end_it)(session if end_it is _log_out else alice)
-        # A password change also closes the player's sockets (4401, after its commit): the bet meets whichever comes
-        # first, the close or the socket's own check; either way nothing is placed.
+        # A password change or a deactivation also closes the player's sockets (4401, after its commit): the bet
+        # meets whichever comes first, the close or the socket's own check; either way nothing is placed.
         await communicator.send_json_to(_bet_frame(round_.pk))
         while True:
             message = await communicator.receive_output(timeout=5)
             if message["type"] == "websocket.close":
-                assert end_it is _change_password, message
+                assert end_it in (_change_password, _deactivate), message
                 assert message.get("code") == 4401
                 break
             frame = json.loads(message["text"])
