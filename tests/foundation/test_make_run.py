@@ -105,12 +105,16 @@ def _make_dry_run(target: str, venv: Path) -> list[str]:
     """The commands ``make <target>`` would run on a machine with no virtualenv yet (``make -n``: nothing runs)."""
     make = shutil.which("make")
     assert make, "make is needed"
+    # As on a fresh shell: not the variables of a make this test runs under (CI's `make test-fast TEST_WORKERS=2`
+    # passes TEST_WORKERS down through MAKEFLAGS and the environment).
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "TEST_WORKERS"}}
     result = subprocess.run(
         [make, "-n", "--no-print-directory", target, f"VENV={venv}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return result.stdout.splitlines()
 
