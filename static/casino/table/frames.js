@@ -204,9 +204,10 @@ export function createFrames(t) {
     "table.resumed": () => {
       S.paused = false;
       S.pauseNotice = null;
-      if (S.stop && S.stop.kind === "cancelled") {
-        // A round voided while the table was paused (a live table's supervisor): the notice says what happened to
-        // the player's bets, so it stays until the next round closes, as a cancel on an open table does.
+      if (S.stop && S.stop.kind === "cancelled" && S.stop.cause === "supervisor") {
+        // A live table's supervisor voided the round: the pause, the void and the resume come in one moment, so the
+        // notice that says what happened to the player's bets stays until the next round closes, as a cancel on an
+        // open table does (after an operator's pause the player has read it while the table stood paused).
         S.stop.until = S.stop.until || "next";
         r.renderStop();
       } else {
